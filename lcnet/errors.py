@@ -1,0 +1,82 @@
+"""The one error hierarchy of lcnet.
+
+Every error lcnet raises on purpose derives from :class:`LcnetError`, so a
+caller (and the CLI) can tell "lcnet said no" from a bug. Below the root the
+tree separates the kinds of wrong that need different handling:
+
+* *malformed* input that cannot even be parsed (:class:`InvalidCardError`,
+  :class:`InvalidMoveError`) versus well-formed input that the rules forbid
+  here (:class:`IllegalMoveError`);
+* a protocol violation by *this* program (:class:`LocalProtocolError`, a bug)
+  versus one by the *other* peer (:class:`RemoteProtocolError`, evidence);
+* problems a user can fix (:class:`UserError`), whose text is shown as is.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class LcnetError(Exception):
+    """Root of every error lcnet raises deliberately."""
+
+
+class InvalidCardError(LcnetError, ValueError):
+    """Text that is not a card in lcnet's card notation."""
+
+
+class InvalidMoveError(LcnetError, ValueError):
+    """Text that is not a move in lcnet's move notation."""
+
+
+class IllegalReason(enum.Enum):
+    """Why a well-formed move is not allowed in the current position."""
+
+    ROUND_OVER = "the round is over"
+    NOT_YOUR_TURN = "it is not this player's turn"
+    MUST_PUT_DOWN_FIRST = "a turn starts by putting down a card, then drawing"
+    MUST_DRAW = "the card is put down; now a card must be drawn"
+    CARD_NOT_IN_HAND = "the card is not in the player's hand"
+    WAGER_AFTER_NUMBER = "a wager cannot follow a number card in an expedition"
+    NOT_HIGHER = "a number card must be higher than the last card of its expedition"
+    DRAW_BACK_DISCARD = "the card just discarded cannot be drawn back in the same turn"
+    EMPTY_PILE = "that pile is empty"
+    SUIT_NOT_IN_GAME = "that suit is not in this game"
+
+
+class IllegalMoveError(LcnetError):
+    """A well-formed move that the rules do not allow in this position."""
+
+    def __init__(self, move: object, reason: IllegalReason, detail: str = "") -> None:
+        self.move = move
+        self.reason = reason
+        self.detail = detail
+        text = f"illegal move {move}: {reason.value}"
+        if detail:
+            text += f" ({detail})"
+        super().__init__(text)
+
+
+class ProtocolError(LcnetError):
+    """A violation of the lcnet protocol."""
+
+
+class LocalProtocolError(ProtocolError):
+    """This program tried to do something the protocol forbids (a bug here)."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The other peer sent something the protocol forbids.
+
+    ``author`` names who is to blame (a seat name such as ``"host"`` or a
+    signer description) when that is known; it is the evidence a dispute
+    records.
+    """
+
+    def __init__(self, message: str, *, author: str | None = None) -> None:
+        self.author = author
+        super().__init__(message if author is None else f"{message} (by {author})")
+
+
+class UserError(LcnetError):
+    """A problem the user can fix; the message is shown to them as is."""

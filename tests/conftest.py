@@ -1,0 +1,33 @@
+"""Shared test configuration.
+
+Hypothesis gets a ``ci`` profile without deadlines (timings are never
+asserted in tests) and is selected with ``HYPOTHESIS_PROFILE=ci``; the
+default ``dev`` profile has no deadline either, so a slow machine never
+turns a correct test red.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never touch the real ``~/.lcnet``: each gets its own LCNET_HOME."""
+    home = tmp_path_factory.mktemp("lcnet-home")
+    monkeypatch.setenv("LCNET_HOME", str(home))
