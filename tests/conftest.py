@@ -27,7 +27,9 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Tests never touch the real ``~/.lcnet``: each gets its own LCNET_HOME."""
     home = tmp_path_factory.mktemp("lcnet-home")
     monkeypatch.setenv("LCNET_HOME", str(home))
