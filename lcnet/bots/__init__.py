@@ -1,0 +1,86 @@
+"""Built-in players. A bot sees only a :class:`~lcnet.engine.View`, never the full state.
+
+Every bot has a ``name`` and ``choose_turn(view) -> Turn``, called when it is
+the bot's turn to put down a card; it returns the whole turn (the put-down
+and then the draw), which is what the protocol sends as one message.
+
+Every built-in bot is written so that any match between built-in bots ends:
+it draws from a discard pile only a card it means to use, and otherwise
+from the draw pile (see RULES.md, "No turn limit").
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Protocol
+
+from lcnet.engine import Turn, View
+from lcnet.errors import UserError
+
+
+class Bot(Protocol):
+    """What every built-in player provides."""
+
+    name: str
+
+    def choose_turn(self, view: View) -> Turn:
+        """The whole turn to make in ``view`` (it is this bot's turn to put down)."""
+        ...
+
+
+BotFactory = Callable[..., Bot]
+"""Makes a bot from a random source and its options (``key=value`` strings)."""
+
+
+def _random_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.basic import RandomBot
+
+    _no_options("random", options)
+    return RandomBot(rng)
+
+
+def _greedy_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.greedy import GreedyBot
+
+    return GreedyBot(rng, **options)
+
+
+def _mcts_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.mcts import MctsBot
+
+    return MctsBot(rng, **options)
+
+
+def _no_options(name: str, options: dict[str, str]) -> None:
+    if options:
+        raise UserError(f"the {name} bot takes no options (got {', '.join(options)})")
+
+
+BOTS: dict[str, BotFactory] = {
+    "random": _random_bot,
+    "greedy": _greedy_bot,
+    "mcts": _mcts_bot,
+}
+"""Bot names, weakest first, and how to make each."""
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name[:key=value,...]`` (e.g. ``mcts:iterations=400``) into name and options."""
+    name, _, rest = spec.strip().partition(":")
+    if name not in BOTS:
+        raise UserError(f"unknown bot {name!r}: choose one of {', '.join(BOTS)}")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            raise UserError(f"bad bot option {item!r} in {spec!r}: write key=value")
+        options[key.strip()] = value.strip()
+    return name, options
+
+
+def make_bot(spec: str, rng: random.Random | int | None = None) -> Bot:
+    """The built-in bot described by ``spec`` (``name[:key=value,...]``) with its
+    own random source (or a seed for one)."""
+    name, options = parse_bot_spec(spec)
+    return BOTS[name](rng if isinstance(rng, random.Random) else random.Random(rng), **options)

@@ -1,0 +1,223 @@
+"""Bot against bot, in process: matches, tallies, and confidence intervals.
+
+Used by ``lcnet selfplay``, the strength benchmarks and the tests. Each game
+gets its own random source derived from the run's seed and the game's index,
+so a run is reproducible game by game (and the same whether the games run
+in one process or several). Seats alternate: the first bot sits in seat 0
+in even-numbered games and in seat 1 in odd-numbered ones.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from lcnet.bots import Bot, make_bot, parse_bot_spec
+from lcnet.engine import DEFAULT_ROUNDS, Match, Round
+from lcnet.errors import IllegalMoveError, LcnetError, UserError
+
+MAX_TURNS_PER_ROUND: Final = 1000
+"""Safety cap on turns per round in bot-vs-bot play.
+
+Sensible bots finish a round in 25-60 turns and uniformly random ones in
+about 143 (the longest of 20,000 random rounds took 241), so a round that
+reaches 1000 turns means a bot keeps passing cards through the discard
+piles: a bot defect, reported, never scored as a normal result.
+"""
+
+
+class BotDefect(LcnetError):
+    """A built-in bot broke the rules or stalled a round."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One match: which label sat where, the round scores, and the outcome."""
+
+    index: int
+    seats: tuple[str, str]
+    """Label of the bot in seat 0 and in seat 1."""
+    round_scores: tuple[tuple[int, int], ...]
+    defect: str | None = None
+
+    @property
+    def totals(self) -> dict[str, int]:
+        a = sum(s[0] for s in self.round_scores)
+        b = sum(s[1] for s in self.round_scores)
+        return {self.seats[0]: a, self.seats[1]: b}
+
+    @property
+    def winner(self) -> str | None:
+        """The winning label, ``None`` on a draw (or a defect)."""
+        if self.defect is not None:
+            return None
+        t = self.totals
+        a, b = t[self.seats[0]], t[self.seats[1]]
+        return None if a == b else self.seats[0] if a > b else self.seats[1]
+
+
+def split_bot_specs(text: str) -> list[str]:
+    """Split ``"mcts:time=0.1,iterations=50,greedy"`` into bot specs.
+
+    Commas separate bots and also a bot's options; a piece that contains
+    ``=`` but no ``:`` continues the previous bot's options.
+    """
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def bot_labels(specs: Sequence[str]) -> tuple[str, str]:
+    """Labels for the two bots: their specs, told apart if they are equal."""
+    if len(specs) != 2:
+        raise UserError(f"selfplay needs exactly two bots, got {len(specs)}: {', '.join(specs)}")
+    for spec in specs:
+        parse_bot_spec(spec)  # fail early with a clear message
+    a, b = specs
+    return (f"{a}#1", f"{b}#2") if a == b else (a, b)
+
+
+def game_rng(seed: int, index: int) -> random.Random:
+    """The random source of game ``index`` of a run seeded with ``seed``."""
+    return random.Random(f"lcnet-selfplay:{seed}:{index}")
+
+
+def play_round(bots: Sequence[Bot], rnd: Round, max_turns: int = MAX_TURNS_PER_ROUND) -> Round:
+    """Play ``rnd`` to its end with ``bots[p]`` in seat ``p``."""
+    while not rnd.is_over:
+        if rnd.turns_played >= max_turns:
+            raise BotDefect(f"the round reached {max_turns} turns without ending")
+        seat = rnd.to_move
+        bot = bots[seat]
+        turn = bot.choose_turn(rnd.view(seat))
+        try:
+            rnd.push_turn(turn, seat)
+        except IllegalMoveError as exc:
+            raise BotDefect(f"bot {bot.name!r} chose an illegal turn: {exc}") from exc
+    return rnd
+
+
+def play_game(
+    specs: tuple[str, str],
+    index: int,
+    seed: int,
+    *,
+    rounds: int = DEFAULT_ROUNDS,
+    suits: int = 5,
+    max_turns: int = MAX_TURNS_PER_ROUND,
+) -> GameResult:
+    """Play match ``index`` of a run; ``specs[0]`` sits in seat ``index % 2``."""
+    labels = bot_labels(specs)
+    rng = game_rng(seed, index)
+    first = index % 2
+    seat_specs = (specs[first], specs[1 - first])
+    seats = (labels[first], labels[1 - first])
+    bots = [make_bot(seat_specs[p], random.Random(rng.getrandbits(64))) for p in (0, 1)]
+    match = Match(rounds=rounds, suit_count=suits, first_starter=rng.randrange(2))
+    try:
+        while not match.is_over:
+            starter = match.start_round()
+            rnd = Round.new(random.Random(rng.getrandbits(64)), suits=suits, starter=starter)
+            play_round(bots, rnd, max_turns)
+            match.record_round(rnd.scores())
+    except BotDefect as exc:
+        return GameResult(index, seats, tuple(match.round_scores), defect=str(exc))
+    return GameResult(index, seats, tuple(match.round_scores))
+
+
+@dataclass
+class Tally:
+    """Wins, draws and mean scores over a run, per bot label."""
+
+    labels: tuple[str, str]
+    games: int = 0
+    draws: int = 0
+    wins: dict[str, int] = field(default_factory=dict)
+    score_sums: dict[str, int] = field(default_factory=dict)
+    defects: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for label in self.labels:
+            self.wins.setdefault(label, 0)
+            self.score_sums.setdefault(label, 0)
+
+    def add(self, result: GameResult) -> None:
+        if result.defect is not None:
+            self.defects.append(f"game {result.index}: {result.defect}")
+            return
+        self.games += 1
+        winner = result.winner
+        if winner is None:
+            self.draws += 1
+        else:
+            self.wins[winner] += 1
+        for label, total in result.totals.items():
+            self.score_sums[label] += total
+
+    @property
+    def mean_score(self) -> dict[str, float]:
+        return {k: (v / self.games if self.games else 0.0) for k, v in self.score_sums.items()}
+
+    def win_rate_ci95(self) -> dict[str, tuple[float, float]]:
+        return {k: wilson_interval(v, self.games) for k, v in self.wins.items()}
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) for a success rate."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run(
+    specs: tuple[str, str],
+    games: int,
+    seed: int,
+    *,
+    rounds: int = DEFAULT_ROUNDS,
+    suits: int = 5,
+    jobs: int = 1,
+    max_turns: int = MAX_TURNS_PER_ROUND,
+    on_result: Callable[[GameResult], None] | None = None,
+) -> Tally:
+    """Play ``games`` matches and tally them (in ``jobs`` processes)."""
+    if games < 0:
+        raise UserError("the number of games cannot be negative")
+    tally = Tally(bot_labels(specs))
+    results: Iterable[GameResult]
+    if jobs <= 1 or games <= 1:
+        results = (
+            play_game(specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns)
+            for i in range(games)
+        )
+        for result in results:
+            tally.add(result)
+            if on_result:
+                on_result(result)
+        return tally
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            pool.submit(play_game, specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns)
+            for i in range(games)
+        ]
+        for future in futures:
+            result = future.result()
+            tally.add(result)
+            if on_result:
+                on_result(result)
+    return tally
