@@ -1,0 +1,973 @@
+"""The masked deck: two peers shuffle and deal one deck that neither can see into.
+
+SRA-style mental poker on the prime-order Ed25519 group (DESIGN.md, "The
+masked deck"; docs/PROTOCOL.md §3–4 is the normative text). Every card has its
+own hashed point; the host (side A) and the joiner (side B) each shuffle and
+mask the deck once, then lock every position with a per-position key:
+
+1. host:   ``D1[i] = g_A · P[π_A(i)]``
+2. joiner: ``D2[i] = g_B · D1[π_B(i)]``
+3. host:   ``D3[i] = (k_A,i · g_A⁻¹) · D2[i]``
+4. joiner: ``D4[i] = (k_B,i · g_B⁻¹) · D3[i]  =  k_A,i · k_B,i · P[card at i]``
+
+A position is opened for one side by the other side's key ``k_i``. Dealing
+convention: the host's hand is positions 0–7, the joiner's 8–15, and the draw
+pile is 16, 17, … taken in increasing order (the first draw of a round takes
+position 16).
+
+:class:`RoundDeal` is one side's state for one round, driven message by
+message by the (sans-IO) session; :func:`rebuild_round` and
+:func:`audit_round` work from revealed seeds for replay and audit; the coin
+(:func:`coin_first_player`) decides who starts round 1. No I/O here: secrets
+come from the caller (:func:`new_master_secret` and :func:`new_coin_nonce`
+are the only calls to the operating system's random source).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final, NoReturn
+
+from lcnet import group, hashing
+from lcnet.cards import ALL_CARDS, Card, deck_size
+from lcnet.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from lcnet.seat import Seat
+
+__all__ = [
+    "COMMITMENT_SIZE",
+    "FIRST_DRAW_POSITION",
+    "GAME_ID_SIZE",
+    "HAND_SIZE",
+    "MASTER_SECRET_SIZE",
+    "PASS_COUNT",
+    "SEED_SIZE",
+    "CardTable",
+    "DeckFault",
+    "DeckPass",
+    "DeckProtocolError",
+    "DeckSecrets",
+    "PositionKey",
+    "RevealedKey",
+    "RoundDeal",
+    "RoundDeck",
+    "Seat",
+    "audit_round",
+    "card_table",
+    "coin_first_player",
+    "hand_positions",
+    "new_coin_nonce",
+    "new_master_secret",
+    "pass_author",
+    "rebuild_round",
+]
+
+HAND_SIZE: Final = 8
+"""Cards dealt to each player (RULES.md: 8, with 5 or 6 suits)."""
+
+FIRST_DRAW_POSITION: Final = 2 * HAND_SIZE
+"""The draw pile starts after both hands: the first deck draw takes position 16."""
+
+PASS_COUNT: Final = 4
+"""Deck passes per round: shuffle A, shuffle B, lock A, lock B."""
+
+MASTER_SECRET_SIZE: Final = 32
+"""Bytes of a side's per-game secret: 256 bits, beyond any search."""
+
+SEED_SIZE: Final = hashing.DIGEST_SIZE
+"""Bytes of a round seed (a 32-byte digest)."""
+
+COMMITMENT_SIZE: Final = hashing.DIGEST_SIZE
+"""Bytes of a seed or coin commitment (a 32-byte digest)."""
+
+GAME_ID_SIZE: Final = hashing.DIGEST_SIZE
+"""Bytes of a game id (:func:`lcnet.hashing.game_id` of the first frame)."""
+
+COIN_NONCE_SIZE: Final = 32
+"""Bytes of a coin nonce: enough that the commitment hides it."""
+
+KEY_SIZE: Final = group.SCALAR_SIZE
+"""Bytes of a position key (a scalar)."""
+
+
+def new_master_secret() -> bytes:
+    """A fresh per-game master secret from the operating system's random source."""
+    return os.urandom(MASTER_SECRET_SIZE)
+
+
+def new_coin_nonce() -> bytes:
+    """A fresh coin nonce from the operating system's random source."""
+    return os.urandom(COIN_NONCE_SIZE)
+
+
+def hand_positions(seat: Seat) -> range:
+    """The deck positions dealt to ``seat``: host 0–7, joiner 8–15."""
+    start = 0 if seat is Seat.HOST else HAND_SIZE
+    return range(start, start + HAND_SIZE)
+
+
+def pass_author(number: int) -> Seat:
+    """Who computes deck pass ``number``: the host passes 1 and 3, the joiner 2 and 4."""
+    if not 1 <= number <= PASS_COUNT:
+        raise LocalProtocolError(f"there is no deck pass {number}: passes are 1 to {PASS_COUNT}")
+    return Seat.HOST if number % 2 == 1 else Seat.JOINER
+
+
+# --- errors ------------------------------------------------------------------
+
+
+class DeckFault(enum.Enum):
+    """What the other side got wrong in the masked deck."""
+
+    MALFORMED_COMMITMENT = "the commitment is not 32 bytes"
+    PASS_SIZE = "the pass does not hold exactly one point per card"
+    MALFORMED_POINT = "an entry of the pass is not 32 bytes"
+    DUPLICATE_POINT = "a point occurs twice in the pass"
+    INVALID_POINT = "a point is not in the prime-order group (invalid or small order)"
+    KEY_COUNT = "the dealing keys are not exactly one per card of the hand"
+    INVALID_KEY = "a key is not 32 bytes encoding a scalar in 1 .. L-1"
+    WRONG_POSITION = "the key is for another position than the one due"
+    NOT_A_CARD = "the key opens a point that is no card"
+    CARD_ALREADY_SEEN = "the key opens a card that was already seen this round"
+    POSITION_NOT_HELD = "the position is not a hidden card of that player"
+    WRONG_CARD = "the key does not open the card that was named"
+    MALFORMED_SEED = "the revealed seed is not 32 bytes"
+    COMMITMENT_MISMATCH = "the revealed seed does not match its commitment"
+    KEY_MISMATCH = "a revealed key differs from the one the seed derives"
+    PASS_MISMATCH = "the pass is not what the revealed seed produces"
+
+
+class DeckProtocolError(RemoteProtocolError):
+    """The other side sent deck data the protocol forbids; the evidence of a dispute.
+
+    ``fault`` says what is wrong, ``seat`` who sent it, ``item`` which item
+    (``"pass 2"``, ``"key for position 17"``, …) and ``position`` the deck
+    position concerned, when there is one.
+    """
+
+    def __init__(
+        self,
+        fault: DeckFault,
+        *,
+        author: Seat,
+        item: str,
+        position: int | None = None,
+        detail: str = "",
+    ) -> None:
+        self.fault = fault
+        self.seat = author
+        self.item = item
+        self.position = position
+        text = f"{item}: {fault.value}"
+        if detail:
+            text += f" ({detail})"
+        super().__init__(text, author=str(author))
+
+
+# --- values ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CardTable:
+    """The point of every card of a game and the reverse lookup.
+
+    ``points[card.id]`` is ``from_uniform(H32("card", suit, rank, copy))``;
+    the three wagers of a suit have three different points, so equal cards
+    never give equal ciphertexts.
+    """
+
+    suit_count: int
+    points: tuple[bytes, ...]
+    _cards_by_point: Mapping[bytes, Card] = field(repr=False, compare=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.points)
+
+    def card_at(self, point: bytes) -> Card | None:
+        """The card whose point this is, or ``None`` if it is no card of this game."""
+        return self._cards_by_point.get(point)
+
+    def point_of(self, card: Card) -> bytes:
+        return self.points[card.id]
+
+
+@functools.cache
+def _all_card_points() -> tuple[bytes, ...]:
+    points = tuple(
+        group.from_uniform(hashing.card_uniform(int(card.suit), card.rank, card.copy))
+        for card in ALL_CARDS
+    )
+    # Checked once because the whole scheme rests on it; a failure would be a
+    # libsodium bug (probability of a collision or of the identity: ~2⁻²⁴⁰).
+    if len(set(points)) != len(points) or not all(map(group.is_valid_point, points)):
+        raise LocalProtocolError("the card points are not distinct valid group elements")
+    return points
+
+
+@functools.cache
+def card_table(suit_count: int) -> CardTable:
+    """The card table of a game with 5 (60 cards) or 6 suits (72 cards), built once."""
+    size = deck_size(suit_count)
+    points = _all_card_points()[:size]
+    return CardTable(suit_count, points, dict(zip(points, ALL_CARDS[:size], strict=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSecrets:
+    """What one side derives from its round seed for an ``size``-card deck.
+
+    ``permutation`` is π, ``global_scalar`` is g, ``position_keys[i]`` is
+    ``k_i``; ``lock_scalars[i]`` is ``k_i · g⁻¹``, the scalar of the lock pass.
+    """
+
+    seed: bytes = field(repr=False)
+    size: int
+    permutation: tuple[int, ...] = field(repr=False)
+    global_scalar: bytes = field(repr=False)
+    position_keys: tuple[bytes, ...] = field(repr=False)
+    lock_scalars: tuple[bytes, ...] = field(repr=False)
+
+    @classmethod
+    def derive(cls, seed: bytes, size: int) -> DeckSecrets:
+        if len(seed) != SEED_SIZE:
+            raise LocalProtocolError(f"a round seed is {SEED_SIZE} bytes, not {len(seed)}")
+        g = hashing.global_scalar(seed)
+        g_inverse = group.scalar_invert(g)
+        keys = tuple(hashing.position_scalar(seed, i) for i in range(size))
+        return cls(
+            seed=seed,
+            size=size,
+            permutation=hashing.permutation(seed, size),
+            global_scalar=g,
+            position_keys=keys,
+            lock_scalars=tuple(group.scalar_mul(k, g_inverse) for k in keys),
+        )
+
+    def shuffle(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
+        """Pass 1 or 2 over trusted points: ``out[i] = g · points[π(i)]``."""
+        g = self.global_scalar
+        return tuple(group.mul(g, points[j]) for j in self.permutation)
+
+    def lock(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
+        """Pass 3 or 4 over trusted points: ``out[i] = (k_i · g⁻¹) · points[i]``."""
+        return tuple(map(group.mul, self.lock_scalars, points))
+
+
+@dataclass(frozen=True, slots=True)
+class DeckPass:
+    """One deck pass as sent: its number (1–4) and one 32-byte point per position."""
+
+    number: int
+    points: tuple[bytes, ...] = field(repr=False)
+
+    @property
+    def author(self) -> Seat:
+        return pass_author(self.number)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionKey:
+    """A side's key for one deck position, as sent to open it for the other side."""
+
+    position: int
+    key: bytes = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RevealedKey:
+    """A key a side sent during a round, as recorded for the check at the reveal."""
+
+    author: Seat
+    position: int
+    key: bytes = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDeck:
+    """A round's whole deck in the clear, rebuilt from both seeds.
+
+    ``order[i]`` is the card at deck position ``i``.
+    """
+
+    suit_count: int
+    order: tuple[Card, ...]
+
+    def hand(self, seat: Seat) -> tuple[Card, ...]:
+        """The 8 cards dealt to ``seat``, in position order."""
+        return tuple(self.order[i] for i in hand_positions(seat))
+
+    @property
+    def draw_pile(self) -> tuple[Card, ...]:
+        """The draw pile, the first card drawn first."""
+        return self.order[FIRST_DRAW_POSITION:]
+
+    def position_of(self, card: Card) -> int:
+        return self.order.index(card)
+
+
+def rebuild_round(suit_count: int, host_seed: bytes, joiner_seed: bytes) -> RoundDeck:
+    """The deck order both seeds produce: position ``i`` holds card ``π_A(π_B(i))``.
+
+    Pure derivation, no group operations: it is what the passes amount to
+    once :func:`audit_round` (or :meth:`RoundDeal.verify_reveal`) has checked
+    they follow from these seeds.
+    """
+    size = deck_size(suit_count)
+    for seed in (host_seed, joiner_seed):
+        if len(seed) != SEED_SIZE:
+            raise LocalProtocolError(f"a round seed is {SEED_SIZE} bytes, not {len(seed)}")
+    host_perm = hashing.permutation(host_seed, size)
+    joiner_perm = hashing.permutation(joiner_seed, size)
+    return RoundDeck(suit_count, tuple(ALL_CARDS[host_perm[j]] for j in joiner_perm))
+
+
+# --- checks shared by the live state and the audit ---------------------------
+
+
+def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ...]:
+    """Count, shape and distinctness of a received pass (the cheap checks, in that order)."""
+    author = pass_author(number)
+    item = f"pass {number}"
+    if isinstance(points, bytes | str) or not isinstance(points, Sequence):
+        raise DeckProtocolError(
+            DeckFault.PASS_SIZE, author=author, item=item, detail="not a list of points"
+        )
+    if len(points) != size:
+        raise DeckProtocolError(
+            DeckFault.PASS_SIZE, author=author, item=item, detail=f"{len(points)}, not {size}"
+        )
+    seen: dict[bytes, int] = {}
+    for position, point in enumerate(points):
+        if not isinstance(point, bytes) or len(point) != group.POINT_SIZE:
+            raise DeckProtocolError(
+                DeckFault.MALFORMED_POINT,
+                author=author,
+                item=f"{item} position {position}",
+                position=position,
+            )
+        # Valid points have one canonical encoding, so equal points are equal bytes.
+        if point in seen:
+            raise DeckProtocolError(
+                DeckFault.DUPLICATE_POINT,
+                author=author,
+                item=f"{item} position {position}",
+                position=position,
+                detail=f"same as position {seen[point]}",
+            )
+        seen[point] = position
+    return tuple(points)
+
+
+def _invalid_point_error(number: int, points: Sequence[bytes]) -> DeckProtocolError:
+    """The error naming the lowest invalid position of a pass known to hold one."""
+    for position, point in enumerate(points):
+        if not group.is_valid_point(point):
+            return DeckProtocolError(
+                DeckFault.INVALID_POINT,
+                author=pass_author(number),
+                item=f"pass {number} position {position}",
+                position=position,
+            )
+    raise LocalProtocolError(f"libsodium refused pass {number} although every point is valid")
+
+
+def _check_points_valid(number: int, points: Sequence[bytes]) -> None:
+    if not all(map(group.is_valid_point, points)):
+        raise _invalid_point_error(number, points)
+
+
+def _multiply_received(
+    number: int, points: tuple[bytes, ...], scalars: Sequence[bytes], order: Sequence[int]
+) -> tuple[bytes, ...]:
+    """``out[i] = scalars[i] · points[order[i]]``, checking every received point on the way.
+
+    The multiplication refuses exactly the points ``is_valid_point`` refuses
+    (see :func:`lcnet.group.try_mul`) and ``order`` is a permutation, so
+    every received point is checked, without paying for the check twice.
+    """
+    out: list[bytes] = []
+    for scalar, source in zip(scalars, order, strict=True):
+        result = group.try_mul(scalar, points[source])
+        if result is None:
+            raise _invalid_point_error(number, points)
+        out.append(result)
+    return tuple(out)
+
+
+def _check_key_shape(key: object, *, author: Seat, item: str, position: int) -> bytes:
+    if not group.is_scalar(key):
+        raise DeckProtocolError(DeckFault.INVALID_KEY, author=author, item=item, position=position)
+    assert isinstance(key, bytes)
+    return key
+
+
+def _check_seed(
+    seed: object, commitment: bytes, *, game_id: bytes, round_number: int, author: Seat
+) -> bytes:
+    item = f"round {round_number} seed"
+    if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
+        raise DeckProtocolError(DeckFault.MALFORMED_SEED, author=author, item=item)
+    if hashing.seed_commitment(game_id, round_number, int(author), seed) != commitment:
+        raise DeckProtocolError(DeckFault.COMMITMENT_MISMATCH, author=author, item=item)
+    return seed
+
+
+def _check_revealed_keys(
+    secrets: Mapping[Seat, DeckSecrets], keys: Sequence[RevealedKey]
+) -> None:
+    """Every key against the one its author's seed derives, in the given order."""
+    for revealed in keys:
+        position = revealed.position
+        derived = secrets[revealed.author].position_keys
+        if not 0 <= position < len(derived) or revealed.key != derived[position]:
+            raise DeckProtocolError(
+                DeckFault.KEY_MISMATCH,
+                author=revealed.author,
+                item=f"key for position {position}",
+                position=position,
+            )
+
+
+def _compare_pass(number: int, received: Sequence[bytes], expected: Sequence[bytes]) -> None:
+    for position, (got, want) in enumerate(zip(received, expected, strict=True)):
+        if got != want:
+            raise DeckProtocolError(
+                DeckFault.PASS_MISMATCH,
+                author=pass_author(number),
+                item=f"pass {number} position {position}",
+                position=position,
+            )
+
+
+def _expected_pass(
+    number: int, secrets: DeckSecrets, previous: Sequence[bytes], table: CardTable
+) -> tuple[bytes, ...]:
+    """The pass ``number`` its author's secrets produce from the pass before it."""
+    if number == 1:
+        return secrets.shuffle(table.points)
+    if number == 2:
+        return secrets.shuffle(previous)
+    return secrets.lock(previous)
+
+
+def _check_game_id(game_id: bytes) -> None:
+    if len(game_id) != GAME_ID_SIZE:
+        raise LocalProtocolError(f"a game id is {GAME_ID_SIZE} bytes, not {len(game_id)}")
+
+
+def _check_round_number(round_number: int) -> None:
+    if isinstance(round_number, bool) or not 1 <= round_number <= hashing.MAX_INTEGER:
+        raise LocalProtocolError(f"rounds are numbered from 1, not {round_number!r}")
+
+
+def audit_round(
+    *,
+    suit_count: int,
+    game_id: bytes,
+    round_number: int,
+    commitments: Sequence[bytes],
+    seeds: Sequence[bytes],
+    passes: Sequence[Sequence[bytes]],
+    revealed_keys: Sequence[RevealedKey],
+) -> RoundDeck:
+    """Check a whole round from its transcript and both revealed seeds; rebuild its deck.
+
+    ``commitments`` and ``seeds`` are indexed by seat; ``passes`` are the
+    passes in order (fewer than four if the round stopped early);
+    ``revealed_keys`` every key either side sent, in transcript order. The
+    checks run in this order and the first failure is raised as a
+    :class:`DeckProtocolError`: host seed against its commitment, joiner
+    seed against its commitment, every revealed key against its author's
+    seed, then every pass (lowest position first) against what its author's
+    seed makes of the pass before it. Cost: one scalar multiplication per
+    card and pass.
+    """
+    _check_game_id(game_id)
+    _check_round_number(round_number)
+    table = card_table(suit_count)
+    if len(commitments) != 2 or len(seeds) != 2:
+        raise LocalProtocolError("an audit needs one commitment and one seed per seat")
+    if len(passes) > PASS_COUNT:
+        raise LocalProtocolError(f"a round has at most {PASS_COUNT} passes")
+    checked = [
+        _check_seed(
+            seeds[seat], commitments[seat], game_id=game_id, round_number=round_number, author=seat
+        )
+        for seat in Seat
+    ]
+    secrets = {seat: DeckSecrets.derive(checked[seat], table.size) for seat in Seat}
+    _check_revealed_keys(secrets, revealed_keys)
+    previous: tuple[bytes, ...] = table.points
+    for number, received in enumerate(passes, start=1):
+        received = _check_pass_shape(number, received, table.size)
+        expected = _expected_pass(number, secrets[pass_author(number)], previous, table)
+        _compare_pass(number, received, expected)
+        previous = expected
+    return rebuild_round(suit_count, checked[Seat.HOST], checked[Seat.JOINER])
+
+
+# --- one side's state for one round ------------------------------------------
+
+
+class RoundDeal:
+    """One side's masked deck for one round, driven message by message.
+
+    The session calls, in protocol order:
+
+    1. :attr:`commitment` (send it) and :meth:`receive_commitment`;
+    2. :meth:`make_pass` / :meth:`receive_pass` in the order 1, 2, 3, 4 (the
+       host makes 1 and 3, the joiner 2 and 4); every received pass is
+       checked at once;
+    3. :meth:`dealing_keys` (send them) and :meth:`open_hand` with the other
+       side's dealing keys; :attr:`hand` is then this side's 8 cards;
+    4. per turn: :meth:`reveal_card` / :meth:`verify_played` for a hidden
+       card put down, :meth:`give_draw` / :meth:`open_draw` for a deck draw;
+    5. at the end of the round :meth:`reveal_seed` and :meth:`verify_reveal`.
+
+    Calls out of this order raise :class:`LocalProtocolError`; anything wrong
+    in what the other side sent raises :class:`DeckProtocolError` naming it.
+    After the first error the object refuses every further call (fail closed).
+    """
+
+    def __init__(
+        self, *, seat: Seat, suit_count: int, game_id: bytes, round_number: int, seed: bytes
+    ) -> None:
+        _check_game_id(game_id)
+        _check_round_number(round_number)
+        self._seat = Seat(seat)
+        self._table = card_table(suit_count)
+        self._game_id = game_id
+        self._round_number = round_number
+        self._secrets = DeckSecrets.derive(seed, self._table.size)
+        self._commitment = hashing.seed_commitment(game_id, round_number, int(self._seat), seed)
+        self._their_commitment: bytes | None = None
+        self._passes: list[tuple[bytes, ...]] = []
+        self._next_own_pass: tuple[bytes, ...] | None = None
+        self._gave_dealing_keys = False
+        self._opened_hand = False
+        self._mine: dict[int, Card] = {}
+        self._theirs: set[int] = set()
+        self._public: dict[int, Card] = {}
+        self._seen: set[Card] = set()
+        self._next_draw = FIRST_DRAW_POSITION
+        self._received_keys: list[RevealedKey] = []
+        self._seed_revealed = False
+        self._verified: RoundDeck | None = None
+        self._failure: ProtocolError | None = None
+
+    @classmethod
+    def from_master(
+        cls,
+        *,
+        seat: Seat,
+        suit_count: int,
+        game_id: bytes,
+        round_number: int,
+        master_secret: bytes,
+    ) -> RoundDeal:
+        """The state for a round whose seed is ``H32("round-seed", master, game_id, round)``."""
+        if len(master_secret) != MASTER_SECRET_SIZE:
+            raise LocalProtocolError(
+                f"a master secret is {MASTER_SECRET_SIZE} bytes, not {len(master_secret)}"
+            )
+        seed = hashing.round_seed(master_secret, game_id, round_number)
+        return cls(
+            seat=seat,
+            suit_count=suit_count,
+            game_id=game_id,
+            round_number=round_number,
+            seed=seed,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<RoundDeal {self._seat} round {self._round_number}, {self._table.size} cards, "
+            f"{len(self._passes)} passes, next draw {self._next_draw}>"
+        )
+
+    # -- read-only views ------------------------------------------------------
+
+    @property
+    def seat(self) -> Seat:
+        return self._seat
+
+    @property
+    def size(self) -> int:
+        """Cards in the deck (60 or 72)."""
+        return self._table.size
+
+    @property
+    def round_number(self) -> int:
+        return self._round_number
+
+    @property
+    def commitment(self) -> bytes:
+        """This side's seed commitment, to send before any deck pass."""
+        return self._commitment
+
+    @property
+    def next_pass_number(self) -> int | None:
+        """The number of the pass due next (made or received), or ``None`` after pass 4."""
+        done = len(self._passes)
+        return done + 1 if done < PASS_COUNT else None
+
+    @property
+    def passes(self) -> tuple[tuple[bytes, ...], ...]:
+        """The passes exchanged so far, pass 1 first."""
+        return tuple(self._passes)
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """This side's hidden cards (dealt or drawn and not yet put down), in position order."""
+        return tuple(self._mine[p] for p in sorted(self._mine))
+
+    @property
+    def hidden_positions(self) -> Mapping[Card, int]:
+        """Where each of this side's hidden cards lies in the deck."""
+        return {card: position for position, card in self._mine.items()}
+
+    @property
+    def next_draw_position(self) -> int | None:
+        """The deck position the next draw takes, or ``None`` once the pile is empty."""
+        return self._next_draw if self._next_draw < self.size else None
+
+    @property
+    def verified_deck(self) -> RoundDeck | None:
+        """The whole round in the clear, once :meth:`verify_reveal` has succeeded."""
+        return self._verified
+
+    # -- commitments ----------------------------------------------------------
+
+    def receive_commitment(self, commitment: bytes) -> None:
+        """Record the other side's seed commitment (must come before any pass)."""
+        self._require_healthy()
+        if self._their_commitment is not None:
+            raise LocalProtocolError("the other side's commitment was already received")
+        if not isinstance(commitment, bytes) or len(commitment) != COMMITMENT_SIZE:
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.MALFORMED_COMMITMENT,
+                    author=self._seat.other,
+                    item=f"round {self._round_number} commitment",
+                )
+            )
+        self._their_commitment = commitment
+
+    # -- the four passes ------------------------------------------------------
+
+    def make_pass(self) -> DeckPass:
+        """This side's next pass (1 or 3 for the host, 2 or 4 for the joiner)."""
+        self._require_healthy()
+        number = self._due_pass(self._seat)
+        if number == 1:
+            points = self._secrets.shuffle(self._table.points)
+        else:
+            # Computed when the pass before it was received and checked.
+            assert self._next_own_pass is not None
+            points, self._next_own_pass = self._next_own_pass, None
+        self._passes.append(points)
+        return DeckPass(number, points)
+
+    def receive_pass(self, number: int, points: Sequence[bytes]) -> None:
+        """Check the other side's pass ``number`` and record it.
+
+        The checks, in order (the first failure names the pass, position and
+        author): exactly ``size`` entries, each 32 bytes, pairwise distinct,
+        each a valid point of the prime-order group. A pass this side builds
+        on (1, 2 and 3) is checked by the very multiplications that build the
+        next pass, which is then ready for :meth:`make_pass`; pass 4, which
+        the host only opens position by position, is checked point by point.
+        """
+        self._require_healthy()
+        if self._due_pass(self._seat.other) != number:
+            raise LocalProtocolError(f"pass {number} is not the pass due now")
+        try:
+            received = _check_pass_shape(number, points, self.size)
+            if number == 1:
+                secrets = self._secrets
+                self._next_own_pass = _multiply_received(
+                    number, received, [secrets.global_scalar] * self.size, secrets.permutation
+                )
+            elif number < PASS_COUNT:
+                self._next_own_pass = _multiply_received(
+                    number, received, self._secrets.lock_scalars, range(self.size)
+                )
+            else:
+                _check_points_valid(number, received)
+        except DeckProtocolError as exc:
+            self._fail(exc)
+        self._passes.append(received)
+
+    def _due_pass(self, author: Seat) -> int:
+        if self._their_commitment is None:
+            raise LocalProtocolError("both seed commitments come before any deck pass")
+        number = self.next_pass_number
+        if number is None:
+            raise LocalProtocolError("all four deck passes are done")
+        if pass_author(number) is not author:
+            raise LocalProtocolError(f"pass {number} is due, and it is the {author.other}'s")
+        return number
+
+    # -- dealing --------------------------------------------------------------
+
+    def dealing_keys(self) -> tuple[bytes, ...]:
+        """This side's keys for the other side's hand (host: 8–15; joiner: 0–7), in order."""
+        self._require_healthy()
+        self._require_passes_done()
+        positions = hand_positions(self._seat.other)
+        self._gave_dealing_keys = True
+        self._theirs.update(p for p in positions if p not in self._public)
+        return tuple(self._secrets.position_keys[p] for p in positions)
+
+    def open_hand(self, keys: Sequence[bytes]) -> tuple[Card, ...]:
+        """Open this side's 8 dealt cards with the other side's keys for them, in order."""
+        self._require_healthy()
+        self._require_passes_done()
+        if self._opened_hand:
+            raise LocalProtocolError("this side's hand is already open")
+        author = self._seat.other
+        well_formed = isinstance(keys, Sequence) and not isinstance(keys, bytes | str)
+        if not well_formed or len(keys) != HAND_SIZE:
+            self._fail(DeckProtocolError(DeckFault.KEY_COUNT, author=author, item="dealing keys"))
+        cards = []
+        for position, key in zip(hand_positions(self._seat), keys, strict=True):
+            card = self._open(position, key)
+            self._mine[position] = card
+            cards.append(card)
+        self._opened_hand = True
+        return tuple(cards)
+
+    # -- turns ----------------------------------------------------------------
+
+    def give_draw(self) -> PositionKey:
+        """This side's key for the next draw-pile position, which the other side draws."""
+        self._require_dealt()
+        position = self._take_draw_position()
+        self._theirs.add(position)
+        return PositionKey(position, self._secrets.position_keys[position])
+
+    def open_draw(self, position: int, key: bytes) -> Card:
+        """Open the card this side drew from the deck, with the other side's key for it."""
+        self._require_dealt()
+        due = self.next_draw_position
+        if due is None:
+            raise LocalProtocolError("the draw pile is empty: there is nothing to draw")
+        if position != due:
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.WRONG_POSITION,
+                    author=self._seat.other,
+                    item=f"key for position {position!r}",
+                    detail=f"the draw takes position {due}",
+                )
+            )
+        card = self._open(position, key)
+        self._take_draw_position()
+        self._mine[position] = card
+        return card
+
+    def reveal_card(self, card: Card) -> PositionKey:
+        """This side puts down hidden ``card``: its position and this side's key for it."""
+        self._require_dealt()
+        for position, held in self._mine.items():
+            if held == card:
+                del self._mine[position]
+                self._public[position] = card
+                return PositionKey(position, self._secrets.position_keys[position])
+        raise LocalProtocolError(f"{card} is not a hidden card of the {self._seat}")
+
+    def verify_played(self, card: Card, position: int, key: bytes) -> None:
+        """Check the other side's claim that the hidden card at ``position`` is ``card``."""
+        self._require_dealt()
+        author = self._seat.other
+        item = f"key for position {position!r}"
+        if position not in self._theirs:
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.POSITION_NOT_HELD, author=author, item=item, detail=f"playing {card}"
+                )
+            )
+        key = self._checked_key(key, item=item, position=position)
+        point = self._unmask(position, key)
+        if card.id >= self.size or point != self._table.point_of(card):
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.WRONG_CARD,
+                    author=author,
+                    item=item,
+                    position=position,
+                    detail=f"named {card}",
+                )
+            )
+        if card in self._seen:
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.CARD_ALREADY_SEEN,
+                    author=author,
+                    item=item,
+                    position=position,
+                    detail=str(card),
+                )
+            )
+        self._record_key(position, key)
+        self._theirs.discard(position)
+        self._public[position] = card
+        self._seen.add(card)
+
+    # -- end of round ---------------------------------------------------------
+
+    def reveal_seed(self) -> bytes:
+        """This side's round seed, for the end of the round; no card is hidden after it."""
+        self._require_healthy()
+        if self._their_commitment is None:
+            raise LocalProtocolError("a seed is revealed only after both commitments")
+        self._seed_revealed = True
+        return self._secrets.seed
+
+    def verify_reveal(self, seed: bytes) -> RoundDeck:
+        """Check the other side's revealed seed against everything it sent this round.
+
+        In order, the first failure raised as a :class:`DeckProtocolError`:
+        the seed against its commitment; every key it sent, in the order
+        received, against the key its seed derives; each of its passes,
+        lowest position first, against what its seed makes of the pass
+        before it. Returns the whole round in the clear.
+        """
+        self._require_healthy()
+        if self._their_commitment is None:
+            raise LocalProtocolError("no commitment to check a seed against")
+        if self._verified is not None:
+            raise LocalProtocolError("the other side's seed is already verified")
+        other = self._seat.other
+        try:
+            checked = _check_seed(
+                seed,
+                self._their_commitment,
+                game_id=self._game_id,
+                round_number=self._round_number,
+                author=other,
+            )
+            theirs = DeckSecrets.derive(checked, self.size)
+            _check_revealed_keys({other: theirs}, self._received_keys)
+            for index, received in enumerate(self._passes):
+                number = index + 1
+                if pass_author(number) is other:
+                    previous = self._passes[index - 1] if index else self._table.points
+                    _compare_pass(
+                        number, received, _expected_pass(number, theirs, previous, self._table)
+                    )
+        except DeckProtocolError as exc:
+            self._fail(exc)
+        if self._seat is Seat.HOST:
+            deck = rebuild_round(self._table.suit_count, self._secrets.seed, checked)
+        else:
+            deck = rebuild_round(self._table.suit_count, checked, self._secrets.seed)
+        self._check_consistent(deck)
+        self._verified = deck
+        return deck
+
+    # -- internals ------------------------------------------------------------
+
+    def _open(self, position: int, key: object) -> Card:
+        """Open a position for this side with the other side's key; record the key."""
+        author = self._seat.other
+        item = f"key for position {position}"
+        checked = self._checked_key(key, item=item, position=position)
+        card = self._table.card_at(self._unmask(position, checked))
+        if card is None:
+            self._fail(
+                DeckProtocolError(DeckFault.NOT_A_CARD, author=author, item=item, position=position)
+            )
+        if card in self._seen:
+            self._fail(
+                DeckProtocolError(
+                    DeckFault.CARD_ALREADY_SEEN,
+                    author=author,
+                    item=item,
+                    position=position,
+                    detail=str(card),
+                )
+            )
+        self._record_key(position, checked)
+        self._seen.add(card)
+        return card
+
+    def _unmask(self, position: int, their_key: bytes) -> bytes:
+        """``(k_mine,i · k_theirs,i)⁻¹ · D4[i]``: one multiplication with a combined scalar."""
+        combined = group.scalar_mul(self._secrets.position_keys[position], their_key)
+        return group.mul(group.scalar_invert(combined), self._passes[PASS_COUNT - 1][position])
+
+    def _checked_key(self, key: object, *, item: str, position: int) -> bytes:
+        try:
+            return _check_key_shape(key, author=self._seat.other, item=item, position=position)
+        except DeckProtocolError as exc:
+            self._fail(exc)
+
+    def _record_key(self, position: int, key: bytes) -> None:
+        self._received_keys.append(RevealedKey(self._seat.other, position, key))
+
+    def _take_draw_position(self) -> int:
+        position = self.next_draw_position
+        if position is None:
+            raise LocalProtocolError("the draw pile is empty: there is nothing to draw")
+        self._next_draw += 1
+        return position
+
+    def _check_consistent(self, deck: RoundDeck) -> None:
+        # Follows from the checks above and our own honest passes; a mismatch is our bug.
+        for position, card in (*self._mine.items(), *self._public.items()):
+            if deck.order[position] != card:
+                raise LocalProtocolError(
+                    f"the rebuilt deck has {deck.order[position]} at position {position}, "
+                    f"but {card} was opened there"
+                )
+
+    def _require_healthy(self) -> None:
+        if self._failure is not None:
+            raise LocalProtocolError(f"this round's deal stopped at an error: {self._failure}")
+
+    def _require_passes_done(self) -> None:
+        if len(self._passes) < PASS_COUNT:
+            raise LocalProtocolError("keys are exchanged only after all four deck passes")
+
+    def _require_dealt(self) -> None:
+        self._require_healthy()
+        if not (self._gave_dealing_keys and self._opened_hand):
+            raise LocalProtocolError("both hands must be dealt before a turn")
+        if self._seed_revealed:
+            raise LocalProtocolError("the seed is revealed: the round's cards are no longer hidden")
+
+    def _fail(self, error: ProtocolError) -> NoReturn:
+        self._failure = error
+        raise error
+
+
+def coin_first_player(
+    *, game_id: bytes, joiner_commitment: bytes, joiner_nonce: bytes, host_nonce: bytes
+) -> Seat:
+    """Who starts round 1, from the coin commit–reveal (docs/PROTOCOL.md §4).
+
+    The joiner commits to ``joiner_nonce`` first (``coin_commitment``), the
+    host then sends ``host_nonce`` in the clear, the joiner reveals its
+    nonce. The host starts if the coin bit is 0, the joiner if it is 1. A
+    malformed host nonce is the host's fault; a malformed joiner nonce or
+    one that does not match the commitment is the joiner's.
+    """
+    _check_game_id(game_id)
+    if not isinstance(host_nonce, bytes) or len(host_nonce) != COIN_NONCE_SIZE:
+        raise RemoteProtocolError(
+            f"the coin nonce is not {COIN_NONCE_SIZE} bytes", author=str(Seat.HOST)
+        )
+    if not isinstance(joiner_nonce, bytes) or len(joiner_nonce) != COIN_NONCE_SIZE:
+        raise RemoteProtocolError(
+            f"the coin nonce is not {COIN_NONCE_SIZE} bytes", author=str(Seat.JOINER)
+        )
+    if hashing.coin_commitment(joiner_nonce) != joiner_commitment:
+        raise RemoteProtocolError(
+            "the revealed coin nonce does not match its commitment", author=str(Seat.JOINER)
+        )
+    return Seat(hashing.coin_bit(game_id, joiner_nonce, host_nonce))
