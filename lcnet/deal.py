@@ -57,10 +57,12 @@ __all__ = [
     "Seat",
     "audit_round",
     "card_table",
+    "check_pass",
     "coin_first_player",
     "hand_positions",
     "new_coin_nonce",
     "new_master_secret",
+    "open_with_keys",
     "pass_author",
     "rebuild_round",
 ]
@@ -378,6 +380,33 @@ def _invalid_point_error(number: int, points: Sequence[bytes]) -> DeckProtocolEr
 def _check_points_valid(number: int, points: Sequence[bytes]) -> None:
     if not all(map(group.is_valid_point, points)):
         raise _invalid_point_error(number, points)
+
+
+def check_pass(number: int, points: Sequence[bytes], size: int) -> tuple[bytes, ...]:
+    """The checks of a received pass (PROTOCOL.md §3.4) for an observer without secrets.
+
+    Raises :class:`DeckProtocolError` naming the pass author; returns the
+    points as a tuple. A :class:`RoundDeal` does the same checks itself.
+    """
+    received = _check_pass_shape(number, points, size)
+    _check_points_valid(number, received)
+    return received
+
+
+def open_with_keys(
+    suit_count: int, point: bytes, host_key: bytes, joiner_key: bytes
+) -> Card | None:
+    """The card a last-pass point holds, opened with both sides' keys for its position.
+
+    For observers (replay, audit) that have seen both keys of a position.
+    ``None`` if either key is not a valid scalar, the point is not valid, or
+    the result is no card of the game.
+    """
+    if not (group.is_scalar(host_key) and group.is_scalar(joiner_key)):
+        return None
+    unmask = group.scalar_invert(group.scalar_mul(host_key, joiner_key))
+    opened = group.try_mul(unmask, point)
+    return None if opened is None else card_table(suit_count).card_at(opened)
 
 
 def _multiply_received(

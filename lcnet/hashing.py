@@ -61,6 +61,7 @@ class Purpose(enum.Enum):
     PERMUTATION = "permutation"
     GLOBAL_SCALAR = "global-scalar"
     POSITION_SCALAR = "position-scalar"
+    COIN_NONCE = "coin-nonce"
     COIN_COMMIT = "coin-commit"
     COIN = "coin"
     CHAIN = "chain"
@@ -205,6 +206,15 @@ def position_scalar(seed: bytes, position: int) -> bytes:
 
 
 # --- the coin ----------------------------------------------------------------
+
+
+def coin_nonce(master_secret: bytes) -> bytes:
+    """A side's coin nonce, derived from its master secret: ``H32("coin-nonce", master)``.
+
+    Derived rather than drawn so that a peer restarting from its log and its
+    master secret reveals the very nonce it committed to.
+    """
+    return digest(Purpose.COIN_NONCE, master_secret)
 
 
 def coin_commitment(nonce: bytes) -> bytes:

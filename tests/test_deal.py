@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,8 @@ from lcnet.cards import ALL_CARDS, Card, deck_size, format_cards
 from lcnet.deal import (
     FIRST_DRAW_POSITION,
     HAND_SIZE,
+    DeckFault,
+    DeckProtocolError,
     DeckSecrets,
     RevealedKey,
     RoundDeal,
@@ -23,8 +26,10 @@ from lcnet.deal import (
     Seat,
     audit_round,
     card_table,
+    check_pass,
     coin_first_player,
     hand_positions,
+    open_with_keys,
     pass_author,
     rebuild_round,
 )
@@ -316,6 +321,11 @@ def test_pass_vectors() -> None:
         assert (points[0].hex(), points[59].hex()) == (first, last)
 
 
+def test_docs_protocol_md_prints_the_pass_vectors() -> None:
+    spec = (Path(__file__).parent.parent / "docs" / "PROTOCOL.md").read_text()
+    assert all(point in spec for pair in PASS_VECTORS.values() for point in pair)
+
+
 def test_the_last_pass_is_both_keys_times_the_card_point() -> None:
     host_secrets = DeckSecrets.derive(hashing.round_seed(MASTER_HOST, GAME_ID, 1), 60)
     joiner_secrets = DeckSecrets.derive(hashing.round_seed(MASTER_JOINER, GAME_ID, 1), 60)
@@ -333,6 +343,42 @@ def test_rebuild_follows_both_permutations() -> None:
     assert all(deck.order[i].id == host_perm[joiner_perm[i]] for i in range(60))
     assert deck.draw_pile == deck.order[16:]
     assert deck.position_of(deck.order[20]) == 20
+
+
+# --- observers without secrets ----------------------------------------------
+
+
+def test_an_observer_checks_a_pass_like_a_side_does() -> None:
+    host, joiner = make_sides()
+    exchange_commitments(host, joiner)
+    transcript = Transcript()
+    run_passes(host, joiner, transcript)
+    for number, points in enumerate(transcript.passes, start=1):
+        assert check_pass(number, list(points), 60) == points
+    bad = list(transcript.passes[3])
+    bad[6] = bytes(32)
+    with pytest.raises(DeckProtocolError) as caught:
+        check_pass(4, bad, 60)
+    assert caught.value.fault is DeckFault.INVALID_POINT
+    assert caught.value.seat is Seat.JOINER
+    assert caught.value.position == 6
+
+
+def test_an_observer_opens_a_position_with_both_keys() -> None:
+    host, joiner = make_sides()
+    exchange_commitments(host, joiner)
+    transcript = Transcript()
+    run_passes(host, joiner, transcript)
+    host_keys = DeckSecrets.derive(hashing.round_seed(MASTER_HOST, GAME_ID, 1), 60).position_keys
+    joiner_keys = DeckSecrets.derive(
+        hashing.round_seed(MASTER_JOINER, GAME_ID, 1), 60
+    ).position_keys
+    last = transcript.passes[3]
+    deck = expected_deck()
+    assert open_with_keys(5, last[20], host_keys[20], joiner_keys[20]) == deck.order[20]
+    assert open_with_keys(5, last[20], host_keys[21], joiner_keys[20]) is None
+    assert open_with_keys(5, last[20], bytes(32), joiner_keys[20]) is None
+    assert open_with_keys(5, bytes(32), host_keys[20], joiner_keys[20]) is None
 
 
 # --- the coin ---------------------------------------------------------------

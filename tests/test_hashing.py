@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lcnet import group, hashing
+from lcnet.cards import Card, format_cards
+from lcnet.deal import card_table, rebuild_round
 from lcnet.hashing import Purpose
+from lcnet.identity import fingerprint
 
 # --- the inputs of the vectors (docs/PROTOCOL.md §8.1) ----------------------
 
@@ -178,6 +182,12 @@ def test_card_uniform_vectors(suit: int, rank: int, copy: int, expected: str) ->
     assert hashing.card_uniform(suit, rank, copy).hex() == expected
 
 
+def test_coin_nonce_vector() -> None:
+    assert hashing.coin_nonce(MASTER_HOST).hex() == (
+        "3aad13f3031f25982bb027857495775649789d1273ae49dc9d49ddeeb8d9b323"
+    )
+
+
 def test_coin_vectors() -> None:
     assert hashing.coin_commitment(JOINER_NONCE).hex() == (
         "76f486b816e93fe2253a7508f3ee1f79e96082a1e8e5ca2b0d177aa32345b278"
@@ -261,3 +271,39 @@ def test_permutation_words_are_the_wide_digests_cut_in_four_byte_words() -> None
 def test_a_permutation_of_impossible_size_is_refused() -> None:
     with pytest.raises(ValueError):
         hashing.permutation(SEED_HOST, 0)
+
+
+# --- the specification prints the same vectors ------------------------------
+
+
+def test_docs_protocol_md_prints_these_vectors() -> None:
+    spec = " ".join((Path(__file__).parent.parent / "docs" / "PROTOCOL.md").read_text().split())
+    spec = spec.replace(" | ", " ")
+    values = [
+        GAME_ID.hex(),
+        hashing.chain_hash(FRAME).hex(),
+        SEED_HOST.hex(),
+        SEED_JOINER.hex(),
+        hashing.round_seed(MASTER_HOST, GAME_ID, 2).hex(),
+        hashing.seed_commitment(GAME_ID, 1, 0, SEED_HOST).hex(),
+        hashing.seed_commitment(GAME_ID, 1, 1, SEED_JOINER).hex(),
+        hashing.coin_commitment(JOINER_NONCE).hex(),
+        hashing.coin_nonce(MASTER_HOST).hex(),
+        fingerprint(PUBLIC_KEY),
+        hashing.global_scalar(SEED_HOST).hex(),
+        hashing.global_scalar(SEED_JOINER).hex(),
+        hashing.position_scalar(SEED_HOST, 0).hex(),
+        hashing.position_scalar(SEED_HOST, 16).hex(),
+        hashing.position_scalar(SEED_JOINER, 0).hex(),
+        " ".join(map(str, PERMUTATION_HOST_60)),
+        " ".join(map(str, PERMUTATION_JOINER_60)),
+        " ".join(map(str, PERMUTATION_HOST_72)),
+        format_cards(rebuild_round(5, SEED_HOST, SEED_JOINER).order),
+    ]
+    for text in ("yH1", "yH2", "yH3", "y2", "r10", "p10"):
+        card = Card.parse(text)
+        values.append(hashing.card_uniform(int(card.suit), card.rank, card.copy).hex())
+    for text in ("yH1", "yH2", "r10", "p10"):
+        values.append(card_table(6).point_of(Card.parse(text)).hex())
+    missing = [value for value in values if value not in spec]
+    assert not missing
