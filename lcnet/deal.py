@@ -342,7 +342,6 @@ def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ..
         raise DeckProtocolError(
             DeckFault.PASS_SIZE, author=author, item=item, detail=f"{len(points)}, not {size}"
         )
-    seen: dict[bytes, int] = {}
     for position, point in enumerate(points):
         if not isinstance(point, bytes) or len(point) != group.POINT_SIZE:
             raise DeckProtocolError(
@@ -351,6 +350,8 @@ def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ..
                 item=f"{item} position {position}",
                 position=position,
             )
+    seen: dict[bytes, int] = {}
+    for position, point in enumerate(points):
         # Valid points have one canonical encoding, so equal points are equal bytes.
         if point in seen:
             raise DeckProtocolError(

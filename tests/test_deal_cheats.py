@@ -170,6 +170,17 @@ def test_the_lowest_invalid_position_is_named() -> None:
     assert_fault(caught, DeckFault.INVALID_POINT, Seat.JOINER, 3)
 
 
+def test_a_malformed_entry_is_named_before_an_earlier_duplicate() -> None:
+    host, joiner = started_sides()
+
+    def both(points: tuple[bytes, ...]) -> list[object]:
+        return replaced(tuple(replaced(points, 3, points[0])), 10, b"short")
+
+    with pytest.raises(DeckProtocolError) as caught:
+        play_passes(host, joiner, {1: both})
+    assert_fault(caught, DeckFault.MALFORMED_POINT, Seat.HOST, 10)
+
+
 def test_a_side_refuses_everything_after_a_fault() -> None:
     host, joiner = started_sides()
     with pytest.raises(DeckProtocolError):
