@@ -7,6 +7,10 @@ Prints one figure per line as ``name: value unit``, on one core:
 * ``deal_both_sides_<n>``: one round's deck work for host and joiner together
   (seed derivations, four passes, the check of every received pass, both
   hands dealt and opened), median of N rounds (default 15), then the fastest;
+* ``deal_both_sides_<n>_cost``: the same in units of one scalar
+  multiplication timed just before and after each round, a figure that does
+  not drift with the machine's load: multiply by the cost of one
+  multiplication on an idle core to predict the time there;
 * ``reveal_check_<seat>_<n>``: one side checking the other's revealed seed
   (commitment, its keys, its two passes); ``audit_round_<n>``: a third party
   re-checking all four passes from both seeds;
@@ -44,6 +48,9 @@ from lcnet.deal import (
 )
 
 GAME_ID = hashing.game_id(b"bench/deal.py")
+QUICK_MULTS = 40
+"""Multiplications timed around each deal to express it in multiplications."""
+
 SIGNED_MESSAGE_SIZE = 256
 """Bytes per signed message: about a MOVE or ACK body with its envelope."""
 
@@ -110,16 +117,36 @@ def primitive_costs() -> tuple[float, float]:
     return mult, check
 
 
+def quick_mult_cost() -> float:
+    """Seconds per scalar multiplication over a short burst (about 5 ms)."""
+    point = card_table(5).points[0]
+    scalar = hashing.global_scalar(b"bench")
+    start = time.perf_counter()
+    for _ in range(QUICK_MULTS):
+        nacl.bindings.crypto_scalarmult_ed25519_noclamp(scalar, point)
+    return (time.perf_counter() - start) / QUICK_MULTS
+
+
 def bench_deck(suit_count: int, repeat: int) -> None:
     size = card_table(suit_count).size
     # Measured right before the deal so that both see the same machine state:
     # on a shared machine the cost of one multiplication drifts by tens of percent.
     mult, check = primitive_costs()
-    rounds = iter(range(1, 10**6))
-    median, best = timed(repeat, lambda: deal_round(suit_count, next(rounds)))
+    times, ratios = [], []
+    for round_number in range(1, repeat + 1):
+        before = quick_mult_cost()
+        start = time.perf_counter()
+        deal_round(suit_count, round_number)
+        elapsed = time.perf_counter() - start
+        times.append(elapsed)
+        ratios.append(elapsed / ((before + quick_mult_cost()) / 2))
+    median, best = statistics.median(times), min(times)
     floor = (4 * size + 2 * HAND_SIZE) * mult + size * check
     print(f"deal_both_sides_{size}: {median * 1e3:.1f} ms (fastest {best * 1e3:.1f} ms)")
+    print(f"deal_both_sides_{size}_cost: {statistics.median(ratios):.0f} scalar mults")
     print(f"deal_floor_{size}: {floor * 1e3:.1f} ms (scalar mult {mult * 1e6:.0f} us)")
+    floor_mults = 4 * size + 2 * HAND_SIZE + size * check / mult
+    print(f"deal_floor_{size}_cost: {floor_mults:.0f} scalar mults")
 
     for checker in Seat:
         times = [reveal_check_time(suit_count, checker) for _ in range(max(3, repeat // 3))]
