@@ -146,8 +146,10 @@ class DeckProtocolError(RemoteProtocolError):
     """The other side sent deck data the protocol forbids; the evidence of a dispute.
 
     ``fault`` says what is wrong, ``seat`` who sent it, ``item`` which item
-    (``"pass 2"``, ``"key for position 17"``, …) and ``position`` the deck
-    position concerned, when there is one.
+    (``"pass 2"``, ``"key for position 17"``, …), ``position`` the deck
+    position concerned and ``pass_number`` the pass, when there is one — so
+    that a fault found late (at the reveal) can be traced to the message
+    that carried the item.
     """
 
     def __init__(
@@ -157,12 +159,14 @@ class DeckProtocolError(RemoteProtocolError):
         author: Seat,
         item: str,
         position: int | None = None,
+        pass_number: int | None = None,
         detail: str = "",
     ) -> None:
         self.fault = fault
         self.seat = author
         self.item = item
         self.position = position
+        self.pass_number = pass_number
         text = f"{item}: {fault.value}"
         if detail:
             text += f" ({detail})"
@@ -220,7 +224,7 @@ def card_table(suit_count: int) -> CardTable:
 
 @dataclass(frozen=True, slots=True)
 class DeckSecrets:
-    """What one side derives from its round seed for an ``size``-card deck.
+    """What one side derives from its round seed for a ``size``-card deck.
 
     ``permutation`` is π, ``global_scalar`` is g, ``position_keys[i]`` is
     ``k_i``; ``lock_scalars[i]`` is ``k_i · g⁻¹``, the scalar of the lock pass.
@@ -336,11 +340,19 @@ def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ..
     item = f"pass {number}"
     if isinstance(points, bytes | str) or not isinstance(points, Sequence):
         raise DeckProtocolError(
-            DeckFault.PASS_SIZE, author=author, item=item, detail="not a list of points"
+            DeckFault.PASS_SIZE,
+            author=author,
+            item=item,
+            pass_number=number,
+            detail="not a list of points",
         )
     if len(points) != size:
         raise DeckProtocolError(
-            DeckFault.PASS_SIZE, author=author, item=item, detail=f"{len(points)}, not {size}"
+            DeckFault.PASS_SIZE,
+            author=author,
+            item=item,
+            pass_number=number,
+            detail=f"{len(points)}, not {size}",
         )
     for position, point in enumerate(points):
         if not isinstance(point, bytes) or len(point) != group.POINT_SIZE:
@@ -349,6 +361,7 @@ def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ..
                 author=author,
                 item=f"{item} position {position}",
                 position=position,
+                pass_number=number,
             )
     seen: dict[bytes, int] = {}
     for position, point in enumerate(points):
@@ -359,6 +372,7 @@ def _check_pass_shape(number: int, points: object, size: int) -> tuple[bytes, ..
                 author=author,
                 item=f"{item} position {position}",
                 position=position,
+                pass_number=number,
                 detail=f"same as position {seen[point]}",
             )
         seen[point] = position
@@ -374,6 +388,7 @@ def _invalid_point_error(number: int, points: Sequence[bytes]) -> DeckProtocolEr
                 author=pass_author(number),
                 item=f"pass {number} position {position}",
                 position=position,
+                pass_number=number,
             )
     raise LocalProtocolError(f"libsodium refused pass {number} although every point is valid")
 
@@ -470,6 +485,7 @@ def _compare_pass(number: int, received: Sequence[bytes], expected: Sequence[byt
                 author=pass_author(number),
                 item=f"pass {number} position {position}",
                 position=position,
+                pass_number=number,
             )
 
 

@@ -149,6 +149,7 @@ def test_a_bad_pass_is_refused_naming_the_pass_and_its_author(number: int, case:
         play_passes(host, joiner, {number: tamper})
     assert_fault(caught, fault, pass_author(number), position)
     assert caught.value.item.startswith(f"pass {number}")
+    assert caught.value.pass_number == number
 
 
 @pytest.mark.parametrize("number", [1, 4])
@@ -440,6 +441,7 @@ def test_a_lock_pass_that_is_not_the_seeds_is_caught_at_the_reveal() -> None:
         host.verify_reveal(joiner.reveal_seed())
     assert_fault(caught, DeckFault.PASS_MISMATCH, Seat.JOINER, 50)
     assert caught.value.item == "pass 4 position 50"
+    assert caught.value.pass_number == 4
 
 
 def test_a_revealed_key_that_differs_from_the_derived_one_is_caught() -> None:
@@ -454,6 +456,7 @@ def test_a_revealed_key_that_differs_from_the_derived_one_is_caught() -> None:
         host.verify_reveal(joiner.reveal_seed())
     assert_fault(caught, DeckFault.KEY_MISMATCH, Seat.JOINER, 3)
     assert caught.value.item == "key for position 3"
+    assert caught.value.pass_number is None
 
 
 def test_a_host_key_that_differs_from_the_derived_one_is_caught() -> None:
