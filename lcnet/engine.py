@@ -582,6 +582,33 @@ class Round:
             self.turns_played -= 1
         return move
 
+    # -- partial knowledge
+
+    def exchange(self, a: Card, b: Card) -> None:
+        """Swap where two hidden cards lie (each in the draw pile or a hand).
+
+        For a peer (or an auditor) that follows a round without seeing every
+        card: it keeps a full round in which the cards it has not seen stand
+        in as placeholders, and when a card is revealed it exchanges that card
+        with the placeholder occupying the revealed card's true place. Cards
+        on the table, and cards known to be in a hand because they were taken
+        from a discard pile, cannot be exchanged. The undo history is not
+        affected (exchange between rounds of push/pop at your own risk).
+        """
+        if a == b:
+            return
+        places = [self._hidden_place(a.id), self._hidden_place(b.id)]
+        for (where, index), new in zip(places, (b.id, a.id), strict=True):
+            where[index] = new
+
+    def _hidden_place(self, cid: int) -> tuple[list[int], int]:
+        for where in (self._deck, self._hands[0], self._hands[1]):
+            if cid in where:
+                if cid in self._public[0] or cid in self._public[1]:
+                    break
+                return where, where.index(cid)
+        raise ValueError(f"{ALL_CARDS[cid]} is not hidden (not in the draw pile or a hidden hand)")
+
     # -- fast random playout (the inner loop of the search bots)
 
     def playout(self, rng: _random.Random, max_turns: int = 10_000) -> int:

@@ -1,0 +1,362 @@
+"""The replay file: an append-only, crash-safe record of one match.
+
+Layout (docs/PROTOCOL.md §7 is normative)::
+
+    file   = MAGIC, record(HEADER), record*
+    record = length (4 bytes, big-endian; counts kind and payload)
+             kind   (1 byte)
+             payload
+             crc32  (4 bytes, big-endian; CRC-32 of kind and payload)
+
+Kinds: ``HEADER`` (msgpack map: format, version, created, seat, software),
+``FRAME`` (one transcript frame, its exact signed bytes, in chain order),
+``NOTE`` (a msgpack map of local annotations outside the chain: receive
+times, dropped frames, disputes) and ``EVIDENCE`` (a frame signed by the
+peer that was not accepted into the chain, kept as proof, e.g. the second
+of two frames it signed for the same position).
+
+Every record is written with one ``write``, then flushed and fsynced,
+*before* the frame is sent: the file is the source of truth. A crash can
+only tear the last record; the reader keeps the valid prefix and says where
+it stopped, and :meth:`ReplayWriter.reopen` truncates the torn bytes.
+
+The master secret a peer needs to resume lives in a private side file
+(``<replay>.secret``, mode 0600), never in the replay file; it is deleted
+once the match is over.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import msgpack
+
+from lcnet.errors import UserError
+
+MAGIC: Final = b"\x89LCNET\r\n"
+"""8 bytes; the high byte and CR-LF catch files mangled by text-mode transfers."""
+
+FORMAT_NAME: Final = "lcnet-replay"
+FORMAT_VERSION: Final = (1, 0)
+"""(major, minor): readers reject another major; a minor only adds optional fields."""
+
+MAX_RECORD_BYTES: Final = 1 << 16
+"""A frame is at most 4 KiB (see wire.MAX_FRAME_BYTES) and a note far less;
+64 KiB bounds what a reader allocates for one record of a damaged file."""
+
+RECORD_OVERHEAD: Final = 9
+"""Length (4) + kind (1) + CRC (4) bytes around each payload."""
+
+SECRET_SUFFIX: Final = ".secret"
+SECRET_MODE: Final = 0o600
+
+
+class RecordKind(enum.IntEnum):
+    HEADER = 0
+    FRAME = 1
+    NOTE = 2
+    EVIDENCE = 3
+
+
+_KIND_VALUES: Final = frozenset(int(k) for k in RecordKind)
+
+
+class ReplayFileError(UserError):
+    """A file that is not a readable lcnet replay file."""
+
+
+@dataclass(frozen=True)
+class ReplayHeader:
+    """What the file says about itself (local facts, outside the signed chain)."""
+
+    seat: str
+    """``host``, ``joiner`` or ``observer``: whose file this is."""
+    created: str
+    """When the file was created, ISO 8601 UTC."""
+    software: str
+    version: tuple[int, int] = FORMAT_VERSION
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_payload(self) -> bytes:
+        body: dict[str, Any] = dict(self.extra)
+        body.update(
+            format=FORMAT_NAME,
+            version=list(self.version),
+            created=self.created,
+            seat=self.seat,
+            software=self.software,
+        )
+        data: bytes = msgpack.packb(body, use_bin_type=True)
+        return data
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> ReplayHeader:
+        try:
+            body = msgpack.unpackb(payload, raw=False, strict_map_key=True)
+        except Exception as exc:
+            raise ReplayFileError(f"the replay header is unreadable ({exc})") from None
+        if not isinstance(body, dict) or body.get("format") != FORMAT_NAME:
+            raise ReplayFileError("not an lcnet replay file (wrong format name)")
+        version = body.get("version")
+        if (
+            not isinstance(version, list)
+            or len(version) != 2
+            or not all(isinstance(v, int) for v in version)
+        ):
+            raise ReplayFileError("the replay header has no valid version")
+        if version[0] != FORMAT_VERSION[0]:
+            raise ReplayFileError(
+                f"replay format version {version[0]}.{version[1]} is not supported "
+                f"(this lcnet reads {FORMAT_VERSION[0]}.x)"
+            )
+        for key in ("created", "seat", "software"):
+            if not isinstance(body.get(key), str):
+                raise ReplayFileError(f"the replay header has no valid {key!r}")
+        extra = {
+            k: v
+            for k, v in body.items()
+            if k not in ("format", "version", "created", "seat", "software")
+        }
+        return cls(
+            seat=body["seat"],
+            created=body["created"],
+            software=body["software"],
+            version=(version[0], version[1]),
+            extra=extra,
+        )
+
+
+@dataclass(frozen=True)
+class TornTail:
+    """Where reading stopped early, and why."""
+
+    offset: int
+    """Bytes of the file that were valid."""
+    reason: str
+
+
+@dataclass
+class ReplayContents:
+    """Everything a replay file holds, in order."""
+
+    header: ReplayHeader
+    frames: list[bytes] = field(default_factory=list)
+    notes: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Each note with the number of frames recorded before it."""
+    evidence: list[bytes] = field(default_factory=list)
+    torn: TornTail | None = None
+    valid_bytes: int = 0
+
+
+def _record(kind: RecordKind, payload: bytes) -> bytes:
+    if len(payload) + 1 > MAX_RECORD_BYTES:
+        raise ValueError(f"a replay record holds at most {MAX_RECORD_BYTES - 1} bytes")
+    body = bytes([kind]) + payload
+    return len(body).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+
+
+def parse_replay(data: bytes) -> ReplayContents:
+    """Parse replay-file bytes, keeping the valid prefix of a torn or damaged file."""
+    if not data.startswith(MAGIC):
+        if MAGIC.startswith(data):
+            raise ReplayFileError("the replay file is empty or cut off before its header")
+        raise ReplayFileError("not an lcnet replay file (bad magic bytes)")
+    offset = len(MAGIC)
+    records: list[tuple[RecordKind, bytes]] = []
+    torn: TornTail | None = None
+    while offset < len(data):
+        reason = None
+        if len(data) - offset < 4:
+            reason = "a record length is cut off"
+        else:
+            length = int.from_bytes(data[offset : offset + 4], "big")
+            end = offset + 4 + length + 4
+            if length < 1 or length > MAX_RECORD_BYTES:
+                reason = f"a record claims an impossible length ({length} bytes)"
+            elif end > len(data):
+                reason = "the last record is cut off"
+            else:
+                body = data[offset + 4 : offset + 4 + length]
+                crc = int.from_bytes(data[end - 4 : end], "big")
+                if zlib.crc32(body) != crc:
+                    reason = "a record fails its checksum"
+                elif body[0] not in _KIND_VALUES:
+                    reason = f"a record has an unknown kind ({body[0]})"
+                else:
+                    records.append((RecordKind(body[0]), body[1:]))
+                    offset = end
+                    continue
+        torn = TornTail(offset, reason)
+        break
+    if not records or records[0][0] is not RecordKind.HEADER:
+        raise ReplayFileError("the replay file has no header record")
+    contents = ReplayContents(header=ReplayHeader.from_payload(records[0][1]), torn=torn)
+    for kind, payload in records[1:]:
+        if kind is RecordKind.FRAME:
+            contents.frames.append(payload)
+        elif kind is RecordKind.EVIDENCE:
+            contents.evidence.append(payload)
+        elif kind is RecordKind.NOTE:
+            note = _decode_note(payload)
+            if note is not None:
+                contents.notes.append((len(contents.frames), note))
+        else:  # a second header
+            contents.torn = TornTail(offset, "a second header record")
+            break
+    contents.valid_bytes = offset
+    return contents
+
+
+def _decode_note(payload: bytes) -> dict[str, Any] | None:
+    try:
+        note = msgpack.unpackb(payload, raw=False, strict_map_key=True)
+    except Exception:
+        return None  # a note is local, unsigned decoration: an unreadable one is skipped
+    return note if isinstance(note, dict) else None
+
+
+def read_replay(path: str | os.PathLike[str]) -> ReplayContents:
+    """Read a replay file (a torn tail is reported in ``torn``, not raised)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ReplayFileError(f"no such replay file: {path}") from None
+    except IsADirectoryError:
+        raise ReplayFileError(f"{path} is a directory, not a replay file") from None
+    except PermissionError:
+        raise ReplayFileError(f"no permission to read {path}") from None
+    return parse_replay(data)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # not every platform can open a directory; the data itself is synced
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class ReplayWriter:
+    """Appends records to a replay file, each durably (write, flush, fsync)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd = fd
+        self.frames_written = 0
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], header: ReplayHeader) -> ReplayWriter:
+        """Create a new replay file (never overwrites an existing one)."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        except FileExistsError:
+            raise ReplayFileError(f"{p} already exists; not overwriting it") from None
+        writer = cls(p, fd)
+        writer._write(MAGIC + _record(RecordKind.HEADER, header.to_payload()))
+        _fsync_dir(p.parent)
+        return writer
+
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str]) -> tuple[ReplayWriter, ReplayContents]:
+        """Open an existing file to continue it, truncating a torn tail first."""
+        p = Path(path)
+        contents = read_replay(p)
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+        if contents.torn is not None:
+            os.ftruncate(fd, contents.valid_bytes)
+            os.fsync(fd)
+        writer = cls(p, fd)
+        writer.frames_written = len(contents.frames)
+        return writer, contents
+
+    def _write(self, data: bytes) -> None:
+        written = os.write(self._fd, data)
+        if written != len(data):  # a regular file takes a whole write or fails
+            raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
+        os.fsync(self._fd)
+
+    def append_frame(self, frame: bytes) -> None:
+        """Append a transcript frame durably (call before sending it)."""
+        self._write(_record(RecordKind.FRAME, frame))
+        self.frames_written += 1
+
+    def append_evidence(self, frame: bytes) -> None:
+        self._write(_record(RecordKind.EVIDENCE, frame))
+
+    def append_note(self, note: Mapping[str, Any]) -> None:
+        self._write(_record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True)))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> ReplayWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ------------------------------------------------------------- side file
+
+
+def secret_path(replay_path: str | os.PathLike[str]) -> Path:
+    return Path(str(replay_path) + SECRET_SUFFIX)
+
+
+def write_secret(replay_path: str | os.PathLike[str], secrets: Mapping[str, Any]) -> Path:
+    """Store a peer's secrets next to its replay file, private (0600), atomically."""
+    path = secret_path(replay_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
+    try:
+        os.fchmod(fd, SECRET_MODE)
+        data = msgpack.packb(dict(secrets), use_bin_type=True)
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+    return path
+
+
+def read_secret(replay_path: str | os.PathLike[str]) -> dict[str, Any]:
+    path = secret_path(replay_path)
+    try:
+        mode = path.stat().st_mode & 0o777
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ReplayFileError(
+            f"the private side file {path} is missing: this match cannot be resumed "
+            "from here (it was started elsewhere, or it is already over)"
+        ) from None
+    if mode & 0o077:
+        raise ReplayFileError(
+            f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"
+        )
+    try:
+        secrets = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception:
+        secrets = None
+    if not isinstance(secrets, dict):
+        raise ReplayFileError(f"the private side file {path} is damaged")
+    return secrets
+
+
+def delete_secret(replay_path: str | os.PathLike[str]) -> None:
+    """Remove the side file once the match is over (its secrets are then public)."""
+    secret_path(replay_path).unlink(missing_ok=True)

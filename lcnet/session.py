@@ -1,0 +1,1251 @@
+"""The protocol session: a sans-IO state machine for one match's signed transcript.
+
+One :class:`Session` per peer: it says who may speak next, checks every frame
+the other peer sends before anything changes (signature, chain, game id,
+turn, schema, the rules engine, the masked deck), and builds this peer's own
+frames — automatically where the protocol leaves no choice (passes, keys,
+acknowledgements, reveals, results) and from a decision otherwise
+(:meth:`Session.play`, :meth:`Session.resign`). The same class, created with
+:meth:`Session.observer`, has no secrets and checks a finished or unfinished
+transcript from the outside: that is what ``lcnet audit`` and ``lcnet
+replay`` run, so they execute the very code of the live game.
+
+No sockets, files or clocks: frames are bytes in, :class:`Step` results out.
+The caller writes every frame the session returns to its replay file before
+sending it (docs/PROTOCOL.md §6 has the state machine as a table).
+
+A frame the peer signed but that breaks the protocol moves the session to a
+terminal error with a :class:`DisputeInfo` (fail closed), and the session
+answers with a signed ``dispute`` frame. Bytes that do not decode or do not
+verify are dropped and counted; they never change anything.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import nacl.signing
+
+from lcnet import deal, hashing, wire
+from lcnet.cards import ALL_CARDS, Card, Suit, deck_size
+from lcnet.engine import Draw, Match, Outcome, PutDown, Round, Turn, View
+from lcnet.errors import (
+    IllegalMoveError,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+)
+from lcnet.seat import Seat
+
+# ------------------------------------------------------------------ values
+
+
+@dataclass(frozen=True)
+class MatchOptions:
+    """What the host decides for a match."""
+
+    suits: int = 5
+    rounds: int = 3
+
+    def __post_init__(self) -> None:
+        if self.suits not in (5, 6):
+            raise ValueError(f"a match has 5 or 6 suits, not {self.suits}")
+        if not 1 <= self.rounds <= wire.MAX_ROUNDS:
+            raise ValueError(f"a match has 1 to {wire.MAX_ROUNDS} rounds, not {self.rounds}")
+
+
+class Phase(enum.Enum):
+    """Where the transcript stands: the kind of frame that comes next."""
+
+    HELLO = "hello"
+    WELCOME = "welcome"
+    COIN = "coin"
+    COMMIT_HOST = "host's seed commitment"
+    COMMIT_JOINER = "joiner's seed commitment"
+    PASS_1 = "deck pass 1"
+    PASS_2 = "deck pass 2"
+    PASS_3 = "deck pass 3"
+    PASS_4 = "deck pass 4"
+    KEYS_JOINER = "joiner's dealing keys"
+    KEYS_HOST = "host's dealing keys"
+    MOVE = "move"
+    ACK = "acknowledgement"
+    REVEAL_HOST = "host's seed reveal"
+    REVEAL_JOINER = "joiner's seed reveal"
+    RESULT_HOST = "host's result"
+    RESULT_JOINER = "joiner's countersigned result"
+    OVER = "over"
+
+
+# The state machine as data: who speaks in each phase (None: decided by the
+# round, see Session.speaker) and which message type is expected there.
+_TABLE: Final[dict[Phase, tuple[Seat | None, type[wire.Message] | None]]] = {
+    Phase.HELLO: (Seat.JOINER, wire.Hello),
+    Phase.WELCOME: (Seat.HOST, wire.Welcome),
+    Phase.COIN: (Seat.JOINER, wire.Coin),
+    Phase.COMMIT_HOST: (Seat.HOST, wire.Commit),
+    Phase.COMMIT_JOINER: (Seat.JOINER, wire.Commit),
+    Phase.PASS_1: (Seat.HOST, wire.DeckPass),
+    Phase.PASS_2: (Seat.JOINER, wire.DeckPass),
+    Phase.PASS_3: (Seat.HOST, wire.DeckPass),
+    Phase.PASS_4: (Seat.JOINER, wire.DeckPass),
+    Phase.KEYS_JOINER: (Seat.JOINER, wire.DealKeys),
+    Phase.KEYS_HOST: (Seat.HOST, wire.DealKeys),
+    Phase.MOVE: (None, wire.MoveMsg),
+    Phase.ACK: (None, wire.Ack),
+    Phase.REVEAL_HOST: (Seat.HOST, wire.Reveal),
+    Phase.REVEAL_JOINER: (Seat.JOINER, wire.Reveal),
+    Phase.RESULT_HOST: (Seat.HOST, wire.Result),
+    Phase.RESULT_JOINER: (Seat.JOINER, wire.Result),
+    Phase.OVER: (None, None),
+}
+
+# Fixed successors; MOVE/ACK/REVEAL_JOINER/RESULT_JOINER are decided by the game.
+_NEXT: Final[dict[Phase, Phase]] = {
+    Phase.HELLO: Phase.WELCOME,
+    Phase.WELCOME: Phase.COIN,
+    Phase.COIN: Phase.COMMIT_HOST,
+    Phase.COMMIT_HOST: Phase.COMMIT_JOINER,
+    Phase.COMMIT_JOINER: Phase.PASS_1,
+    Phase.PASS_1: Phase.PASS_2,
+    Phase.PASS_2: Phase.PASS_3,
+    Phase.PASS_3: Phase.PASS_4,
+    Phase.PASS_4: Phase.KEYS_JOINER,
+    Phase.KEYS_JOINER: Phase.KEYS_HOST,
+    Phase.KEYS_HOST: Phase.MOVE,
+    Phase.MOVE: Phase.ACK,
+    Phase.REVEAL_HOST: Phase.REVEAL_JOINER,
+    Phase.RESULT_HOST: Phase.RESULT_JOINER,
+}
+
+_PASS_NUMBER: Final = {Phase.PASS_1: 1, Phase.PASS_2: 2, Phase.PASS_3: 3, Phase.PASS_4: 4}
+
+# Messages that need a decision of the local player; every other one of this
+# peer's frames is built by the session itself.
+_DECIDED: Final = frozenset({wire.MoveMsg, wire.Resign, wire.Dispute})
+
+
+class Violation(RemoteProtocolError):
+    """A frame signed by a player that breaks the protocol: proof against that player."""
+
+    def __init__(self, reason: str, *, seat: Seat, seq: int | None = None) -> None:
+        self.seat = seat
+        self.seq = seq
+        self.reason = reason
+        super().__init__(reason, author=str(seat))
+
+
+@dataclass(frozen=True)
+class DisputeInfo:
+    """Why a match stopped: who broke the rules, in which frame, how."""
+
+    offender: Seat
+    seq: int
+    frame_hash: bytes
+    reason: str
+    detected_by: Seat | None
+    """The seat that raised the dispute (``None``: found by an observer)."""
+
+
+# ------------------------------------------------------------------ events
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in the match, for the user interface."""
+
+
+@dataclass(frozen=True)
+class PeerIdentified(Event):
+    seat: Seat
+    name: str
+    key: bytes
+
+
+@dataclass(frozen=True)
+class MatchStarted(Event):
+    options: MatchOptions
+    first_starter: Seat
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    round: int
+    starter: Seat
+    hand: tuple[Card, ...]
+    """This peer's 8 cards (empty for an observer)."""
+
+
+@dataclass(frozen=True)
+class TurnPlayed(Event):
+    round: int
+    seat: Seat
+    turn: Turn
+    drawn: Card | None
+    """The card drawn, when this peer may know it (its own draw, or any pile draw)."""
+
+
+@dataclass(frozen=True)
+class RoundVerified(Event):
+    round: int
+    scores: tuple[int, int]
+    deck: deal.RoundDeck
+
+
+@dataclass(frozen=True)
+class MatchEnded(Event):
+    outcome: Outcome
+    round_scores: tuple[tuple[int, int], ...]
+    resigned: Seat | None
+    sealed: bool
+    """True once both players signed the same result."""
+
+
+@dataclass(frozen=True)
+class DisputeRaised(Event):
+    dispute: DisputeInfo
+
+
+@dataclass(frozen=True)
+class FrameDropped(Event):
+    reason: str
+
+
+@dataclass(frozen=True)
+class DuplicateIgnored(Event):
+    seq: int
+
+
+@dataclass(frozen=True)
+class FrameGap(Event):
+    """A frame from further ahead than expected: frames were lost on the way."""
+
+    expected: int
+    got: int
+
+
+@dataclass(frozen=True)
+class ControlReceived(Event):
+    message: wire.Message
+
+
+@dataclass
+class Step:
+    """What one call changed: events, the accepted inbound frame, and this
+    peer's frames to record and then send, in order."""
+
+    events: list[Event] = field(default_factory=list)
+    accepted: wire.Frame | None = None
+    evidence: wire.Frame | None = None
+    outgoing: list[wire.Frame] = field(default_factory=list)
+
+
+# ------------------------------------------------------------- round state
+
+
+@dataclass
+class _RoundTrack:
+    """What the session follows within one round."""
+
+    number: int
+    starter: Seat
+    own_deal: deal.RoundDeal | None  # None for an observer
+    table: Round | None = None
+    turns: list[tuple[Seat, Turn]] = field(default_factory=list)
+    pending: tuple[Seat, Turn] | None = None
+    next_draw: int = deal.FIRST_DRAW_POSITION
+    # Public deck data, kept by everyone (an observer checks with it).
+    commitments: dict[Seat, bytes] = field(default_factory=dict)
+    passes: list[tuple[bytes, ...]] = field(default_factory=list)
+    keys_given: dict[Seat, dict[int, bytes]] = field(
+        default_factory=lambda: {Seat.HOST: {}, Seat.JOINER: {}}
+    )
+    """Keys each seat sent to open positions for the other."""
+    revealed_keys: list[deal.RevealedKey] = field(default_factory=list)
+    hidden: dict[Seat, set[int]] = field(
+        default_factory=lambda: {Seat.HOST: set(), Seat.JOINER: set()}
+    )
+    seen: set[Card] = field(default_factory=set)
+    seeds: dict[Seat, bytes] = field(default_factory=dict)
+    pass_seqs: dict[int, int] = field(default_factory=dict)
+    key_seqs: dict[tuple[Seat, int], int] = field(default_factory=dict)
+    """Which frame carried each pass and each key: a fault found at the reveal
+    is pinned on the frame that held the faulty item."""
+
+
+# ------------------------------------------------------------------ session
+
+
+class Session:
+    """One side of a match (or an observer of one), frame by frame."""
+
+    def __init__(
+        self,
+        *,
+        seat: Seat | None,
+        signing_key: nacl.signing.SigningKey | None,
+        master_secret: bytes | None,
+        name: str = "",
+        options: MatchOptions | None = None,
+    ) -> None:
+        if seat is not None and (signing_key is None or master_secret is None):
+            raise LocalProtocolError("a playing session needs its signing key and master secret")
+        if seat is Seat.HOST and options is None:
+            options = MatchOptions()
+        self.seat = seat
+        self._signing_key = signing_key
+        self._master = master_secret
+        self._local_name = name
+        self._host_options = options
+        self.options: MatchOptions | None = options if seat is Seat.HOST else None
+        self.names: dict[Seat, str] = {}
+        self.keys: dict[Seat, bytes] = {}
+        self.peer_minor: int = wire.PROTOCOL_VERSION[1]
+        self.phase = Phase.HELLO
+        self.chain: list[wire.Frame] = []
+        self.game_id: bytes | None = None
+        self.match: Match | None = None
+        self.first_starter: Seat | None = None
+        self.round: _RoundTrack | None = None
+        self.rounds_verified: list[deal.RoundDeck] = []
+        self._coin_commitment: bytes | None = None
+        self._host_nonce: bytes | None = None
+        self.outcome: Outcome | None = None
+        self.resigned: Seat | None = None
+        self.sealed = False
+        self.dispute: DisputeInfo | None = None
+        self.dropped = 0
+        self._restoring = False
+        if seat is not None:
+            assert signing_key is not None
+            self.keys[seat] = bytes(signing_key.verify_key)
+            self.names[seat] = name
+
+    # -- construction
+
+    @classmethod
+    def host(
+        cls,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        *,
+        name: str,
+        options: MatchOptions | None = None,
+    ) -> Session:
+        return cls(
+            seat=Seat.HOST,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            options=options or MatchOptions(),
+        )
+
+    @classmethod
+    def joiner(
+        cls, signing_key: nacl.signing.SigningKey, master_secret: bytes, *, name: str
+    ) -> Session:
+        return cls(
+            seat=Seat.JOINER, signing_key=signing_key, master_secret=master_secret, name=name
+        )
+
+    @classmethod
+    def observer(cls) -> Session:
+        """A session with no seat and no secrets, for audit and replay."""
+        return cls(seat=None, signing_key=None, master_secret=None)
+
+    @classmethod
+    def resume(
+        cls,
+        seat: Seat,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        frames: Sequence[bytes],
+        *,
+        name: str,
+        options: MatchOptions | None = None,
+    ) -> tuple[Session, Step]:
+        """Rebuild a session from its replay file's frames.
+
+        Every frame is checked again as if it arrived now; this peer's own
+        frames must be exactly what the session would build. The returned
+        step holds the frames now due from this peer (built, not yet sent).
+        """
+        session = cls(
+            seat=seat,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            options=options,
+        )
+        session._restoring = True
+        try:
+            for raw in frames:
+                session._restore_frame(raw)
+        finally:
+            session._restoring = False
+        step = Step()
+        if session.phase is not Phase.OVER:
+            session._auto(step)
+        return session, step
+
+    # -- state queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def speaker(self) -> Seat | None:
+        """Who is entitled to the next transcript frame (``None`` when over)."""
+        if self.phase is Phase.OVER:
+            return None
+        fixed, _ = _TABLE[self.phase]
+        if fixed is not None:
+            return fixed
+        assert self.round is not None
+        if self.phase is Phase.MOVE:
+            assert self.round.table is not None
+            return Seat(self.round.table.to_move)
+        assert self.round.pending is not None
+        return self.round.pending[0].other
+
+    @property
+    def awaiting_decision(self) -> bool:
+        """Whether this peer must now choose a move (:meth:`play`) or resign."""
+        return self.phase is Phase.MOVE and self.speaker is self.seat
+
+    @property
+    def head(self) -> bytes | None:
+        """The chain hash of the last transcript frame."""
+        return self.chain[-1].hash if self.chain else None
+
+    @property
+    def next_seq(self) -> int:
+        return len(self.chain)
+
+    @property
+    def round_number(self) -> int:
+        return self.round.number if self.round else 0
+
+    def view(self) -> View | None:
+        """What this peer knows of the current round (``None`` outside a round)."""
+        if self.seat is None or self.round is None or self.round.table is None:
+            return None
+        return self.round.table.view(int(self.seat))
+
+    def owed(self) -> str:
+        """Who owes the next frame and what it is, in words."""
+        if self.phase is Phase.OVER:
+            return "nothing: the match is over"
+        speaker = self.speaker
+        who = self.names.get(speaker, str(speaker)) if speaker is not None else "?"
+        what = self.phase.value
+        if self.round is not None and self.phase is not Phase.MOVE:
+            what += f" (round {self.round.number})"
+        elif self.round is not None:
+            what = f"a move (round {self.round.number}, turn {len(self.round.turns) + 1})"
+        return f"the {speaker} ({who}) owes {what}"
+
+    # -- starting, deciding
+
+    def start(self) -> Step:
+        """The joiner's opening frame (the host starts by receiving it)."""
+        step = Step()
+        if self.seat is Seat.JOINER and not self.chain:
+            self._auto(step)
+        return step
+
+    def play(self, turn: Turn) -> Step:
+        """Make ``turn`` as this peer's move (checked; raises IllegalMoveError)."""
+        if not self.awaiting_decision:
+            raise LocalProtocolError("it is not this peer's move")
+        assert self.round is not None and self.round.table is not None
+        view = self.view()
+        assert view is not None
+        if turn not in view.legal_turns():
+            # Let the engine say precisely why.
+            probe = self.round.table.copy()
+            probe.push_turn(turn, int(self.seat))  # type: ignore[arg-type]
+            raise LocalProtocolError(f"{turn} is not legal here")
+        step = Step()
+        self._emit(self._build_move(turn), step)
+        self._auto(step)
+        return step
+
+    def resign(self) -> Step:
+        """Give up the match (allowed when this peer may speak)."""
+        if self.phase is Phase.OVER or self.speaker is not self.seat:
+            raise LocalProtocolError("a resignation is sent when this peer may speak")
+        step = Step()
+        self._emit(wire.Resign(), step)
+        return step
+
+    def control(self, message: wire.Message) -> wire.Frame:
+        """A signed control frame (sync, ping, pong) for this match."""
+        if not message.CONTROL or self.game_id is None or self._signing_key is None:
+            raise LocalProtocolError("control frames need a game id and a signing key")
+        return wire.make_frame(message, self._signing_key, game=self.game_id)
+
+    # -- receiving
+
+    def receive(self, raw: bytes) -> Step:
+        """Take one frame from the peer: check it, apply it, answer it."""
+        step = Step()
+        if self.phase is Phase.OVER:
+            step.events.append(FrameDropped("the match is over"))
+            self.dropped += 1
+            return step
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
+        except wire.MalformedFrame as exc:
+            self.dropped += 1
+            step.events.append(FrameDropped(str(exc)))
+            return step
+        if frame.message.CONTROL:
+            return self._receive_control(frame, step)
+        assert frame.seq is not None
+        if frame.seq < len(self.chain):
+            return self._receive_old(frame, step)
+        if frame.seq > len(self.chain):
+            step.events.append(FrameGap(len(self.chain), frame.seq))
+            return step
+        author = self._author_of(frame)
+        if author is None:
+            self.dropped += 1
+            step.events.append(FrameDropped("the frame's signature does not verify"))
+            return step
+        try:
+            self._check_chain(frame, author)
+        except Violation as exc:
+            # Signed by the peer but not part of this chain: keep it as evidence.
+            step.evidence = frame
+            self._fail(exc, frame, step, in_chain=False)
+            return step
+        self.chain.append(frame)
+        step.accepted = frame
+        try:
+            self._apply(frame, author, step)
+        except Violation as exc:
+            self._fail(exc, frame, step, in_chain=True)
+            return step
+        except deal.DeckProtocolError as exc:
+            seq = self._seq_of_deck_item(exc, frame)
+            self._fail(Violation(str(exc), seat=exc.seat, seq=seq), frame, step, in_chain=True)
+            return step
+        except ProtocolError as exc:
+            self._fail(Violation(str(exc), seat=author, seq=frame.seq), frame, step, in_chain=True)
+            return step
+        if self.seat is not None and not self.is_over and not self._restoring:
+            self._auto(step)
+        return step
+
+    def _seq_of_deck_item(self, exc: deal.DeckProtocolError, frame: wire.Frame) -> int | None:
+        """The frame that carried the faulty deck item (found late, e.g. at the reveal)."""
+        track = self.round
+        if track is not None:
+            if exc.pass_number is not None and exc.pass_number in track.pass_seqs:
+                return track.pass_seqs[exc.pass_number]
+            key_item = (exc.seat, exc.position)
+            if exc.fault is deal.DeckFault.KEY_MISMATCH and key_item in track.key_seqs:
+                return track.key_seqs[key_item]
+        return frame.seq
+
+    def _receive_control(self, frame: wire.Frame, step: Step) -> Step:
+        peer = self._peer_seat()
+        if peer is None or peer not in self.keys or frame.game != self.game_id:
+            self.dropped += 1
+            step.events.append(FrameDropped("a control frame for no known match"))
+            return step
+        try:
+            frame.verify(self.keys[peer])
+        except wire.BadSignature:
+            self.dropped += 1
+            step.events.append(FrameDropped("a control frame whose signature does not verify"))
+            return step
+        step.events.append(ControlReceived(frame.message))
+        return step
+
+    def _receive_old(self, frame: wire.Frame, step: Step) -> Step:
+        assert frame.seq is not None
+        ours = self.chain[frame.seq]
+        if frame.raw == ours.raw:
+            step.events.append(DuplicateIgnored(frame.seq))
+            return step
+        peer = self._peer_seat()
+        if peer is None or peer not in self.keys:
+            self.dropped += 1
+            step.events.append(FrameDropped("an unexpected frame"))
+            return step
+        try:
+            frame.verify(self.keys[peer])
+        except wire.BadSignature:
+            self.dropped += 1
+            step.events.append(FrameDropped("the frame's signature does not verify"))
+            return step
+        step.evidence = frame
+        if isinstance(frame.message, wire.Dispute | wire.Resign) and frame.game == self.game_id:
+            # It crossed one of our frames on the way: still the peer's last word.
+            if isinstance(frame.message, wire.Dispute):
+                self._record_their_dispute(frame, peer, step)
+            else:
+                self._end_resigned(peer, step)
+            return step
+        if frame.game != self.game_id:
+            reason = "a frame from another game"
+        elif self._author_at(frame.seq) is peer:
+            reason = f"two different frames signed for position {frame.seq} (equivocation)"
+        else:
+            reason = f"a frame for position {frame.seq}, which is not the {peer}'s"
+        self._fail(Violation(reason, seat=peer, seq=frame.seq), frame, step, in_chain=False)
+        return step
+
+    def _author_at(self, seq: int) -> Seat | None:
+        """Who signed our frame at ``seq`` (by key)."""
+        frame = self.chain[seq]
+        for seat, key in self.keys.items():
+            try:
+                frame.verify(key)
+            except wire.BadSignature:
+                continue
+            return seat
+        return None
+
+    def _peer_seat(self) -> Seat | None:
+        return None if self.seat is None else self.seat.other
+
+    def _allow_unknown(self) -> bool:
+        return self.peer_minor > wire.PROTOCOL_VERSION[1]
+
+    def _author_of(self, frame: wire.Frame) -> Seat | None:
+        """Who signed ``frame``, among those allowed to; ``None`` if no one did."""
+        if frame.seq == 0:
+            message = frame.message
+            if not isinstance(message, wire.Hello):
+                return None  # no key is known before the hello: nothing can verify it
+            try:
+                frame.verify(message.key)
+            except wire.BadSignature:
+                return None
+            return Seat.JOINER
+        candidates: Iterable[Seat]
+        if self.seat is not None:
+            candidates = [self.seat.other]
+        else:
+            speaker = self.speaker
+            candidates = [s for s in (speaker, *Seat) if s is not None]
+        for seat in candidates:
+            key = self.keys.get(seat)
+            if (
+                key is None
+                and self.phase is Phase.WELCOME
+                and isinstance(frame.message, wire.Welcome)
+            ):
+                key = frame.message.key  # the host introduces its key in this very frame
+            if key is None:
+                continue
+            try:
+                frame.verify(key)
+            except wire.BadSignature:
+                continue
+            return seat
+        return None
+
+    def _check_chain(self, frame: wire.Frame, author: Seat) -> None:
+        seq = frame.seq
+        if seq != 0:
+            if frame.game != self.game_id:
+                raise Violation("the frame is from another game", seat=author, seq=seq)
+            if frame.prev != self.head:
+                raise Violation(
+                    "the frame's prev is not the hash of the previous frame", seat=author, seq=seq
+                )
+
+    # -- emitting this peer's frames
+
+    def _emit(self, message: wire.Message, step: Step) -> wire.Frame:
+        assert self._signing_key is not None and self.seat is not None
+        seq = len(self.chain)
+        frame = wire.make_frame(
+            message,
+            self._signing_key,
+            seq=seq,
+            prev=self.head if seq else None,
+            game=self.game_id if seq else None,
+        )
+        self.chain.append(frame)
+        step.outgoing.append(frame)
+        try:
+            self._apply(frame, self.seat, step)
+        except ProtocolError as exc:  # our own frame failing our own checks: a bug here
+            raise LocalProtocolError(f"this peer built a bad {message.TYPE} frame: {exc}") from exc
+        return frame
+
+    def _auto(self, step: Step) -> None:
+        """Build every frame now due from this peer that needs no decision."""
+        while self.phase is not Phase.OVER and self.speaker is self.seat:
+            expected = _TABLE[self.phase][1]
+            if expected in _DECIDED:
+                return
+            self._emit(self._build_auto(), step)
+
+    def _build_auto(self) -> wire.Message:
+        phase = self.phase
+        assert self.seat is not None and self._master is not None
+        version = list(wire.PROTOCOL_VERSION)
+        if phase is Phase.HELLO:
+            nonce = hashing.coin_nonce(self._master)
+            assert self._signing_key is not None
+            return wire.Hello(
+                v=version,
+                name=self._local_name,
+                key=bytes(self._signing_key.verify_key),
+                coin=hashing.coin_commitment(nonce),
+            )
+        if phase is Phase.WELCOME:
+            assert self._host_options is not None and self._signing_key is not None
+            return wire.Welcome(
+                v=version,
+                name=self._local_name,
+                key=bytes(self._signing_key.verify_key),
+                suits=self._host_options.suits,
+                rounds=self._host_options.rounds,
+                coin=hashing.coin_nonce(self._master),
+            )
+        if phase is Phase.COIN:
+            return wire.Coin(nonce=hashing.coin_nonce(self._master))
+        track = self.round
+        assert track is not None
+        own = track.own_deal
+        assert own is not None
+        if phase in (Phase.COMMIT_HOST, Phase.COMMIT_JOINER):
+            return wire.Commit(round=track.number, commit=own.commitment)
+        if phase in _PASS_NUMBER:
+            made = own.make_pass()
+            return wire.DeckPass(round=track.number, n=made.number, points=b"".join(made.points))
+        if phase in (Phase.KEYS_JOINER, Phase.KEYS_HOST):
+            return wire.DealKeys(round=track.number, keys=b"".join(own.dealing_keys()))
+        if phase is Phase.ACK:
+            assert track.pending is not None
+            if track.pending[1].draw.from_deck:
+                return wire.Ack(key=own.give_draw().key)
+            return wire.Ack()
+        if phase in (Phase.REVEAL_HOST, Phase.REVEAL_JOINER):
+            return wire.Reveal(round=track.number, seed=own.reveal_seed())
+        if phase in (Phase.RESULT_HOST, Phase.RESULT_JOINER):
+            assert self.match is not None
+            return wire.Result(
+                scores=[list(s) for s in self.match.round_scores],
+                totals=list(self.match.totals),
+            )
+        raise LocalProtocolError(f"no automatic frame in phase {phase}")
+
+    def _build_move(self, turn: Turn) -> wire.MoveMsg:
+        track = self.round
+        assert track is not None and track.own_deal is not None and track.table is not None
+        card = turn.put_down.card
+        draw = wire.DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
+        if card in track.table.public_hand_cards(int(self.seat)):  # type: ignore[arg-type]
+            return wire.MoveMsg(card=card.id, discard=turn.put_down.discard, draw=draw)
+        revealed = track.own_deal.reveal_card(card)
+        return wire.MoveMsg(
+            card=card.id,
+            discard=turn.put_down.discard,
+            draw=draw,
+            pos=revealed.position,
+            key=revealed.key,
+        )
+
+    def _restore_frame(self, raw: bytes) -> None:
+        frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
+        if frame.message.CONTROL:
+            return
+        if frame.seq != len(self.chain):
+            raise LocalProtocolError(
+                f"the replay file's frame {len(self.chain)} claims position {frame.seq}"
+            )
+        assert self._signing_key is not None and self.seat is not None
+        try:
+            frame.verify(bytes(self._signing_key.verify_key))
+            own = True
+        except wire.BadSignature:
+            own = False
+        if not own:
+            step = self.receive(raw)
+            if step.accepted is None or self.dispute is not None:
+                raise LocalProtocolError(
+                    f"frame {frame.seq} of the replay file no longer verifies: "
+                    + "; ".join(str(e) for e in step.events)
+                )
+            return
+        if self.speaker is not self.seat and not isinstance(
+            frame.message, wire.Dispute | wire.Resign
+        ):
+            raise LocalProtocolError(f"frame {frame.seq} is ours but it was not our turn to speak")
+        message = frame.message
+        if isinstance(message, wire.MoveMsg):
+            expected: wire.Message = self._build_move(_turn_of(message))
+        elif isinstance(message, wire.Resign | wire.Dispute):
+            expected = message
+        else:
+            expected = self._build_auto()
+        if expected != message:
+            raise LocalProtocolError(
+                f"frame {frame.seq} of the replay file is not what this peer would send"
+            )
+        if frame.seq and (frame.prev != self.head or frame.game != self.game_id):
+            raise LocalProtocolError(f"frame {frame.seq} of the replay file breaks the chain")
+        self.chain.append(frame)
+        self._apply(frame, self.seat, Step())
+
+    # -- applying a frame (both authors, and observers)
+
+    def _apply(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        message = frame.message
+        seq = frame.seq
+        if isinstance(message, wire.Dispute):
+            if author is self.seat:
+                self._end_with_dispute(author.other, message, step, detected_by=author)
+            else:
+                self._record_their_dispute(frame, author, step)
+            return
+        speaker = self.speaker
+        if author is not speaker:
+            raise Violation(
+                f"{message.TYPE} out of turn: the {speaker} was to send {self.phase.value}",
+                seat=author,
+                seq=seq,
+            )
+        if isinstance(message, wire.Resign):
+            if self.phase in (Phase.HELLO, Phase.WELCOME):
+                raise Violation("a resignation before the match started", seat=author, seq=seq)
+            self._end_resigned(author, step)
+            return
+        expected = _TABLE[self.phase][1]
+        if type(message) is not expected:
+            raise Violation(
+                f"{message.TYPE} where {self.phase.value} was due", seat=author, seq=seq
+            )
+        handler = _HANDLERS[self.phase]
+        handler(self, frame, author, step)
+
+    def _on_hello(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Hello)
+        self._check_version(m.v, author, frame.seq)
+        self._learn_peer(author, m.name, m.key, step)
+        self._coin_commitment = m.coin
+        self.game_id = hashing.game_id(frame.raw)
+        self.phase = Phase.WELCOME
+
+    def _on_welcome(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Welcome)
+        self._check_version(m.v, author, frame.seq)
+        if m.key == self.keys.get(Seat.JOINER):
+            raise Violation("the host uses the joiner's own key", seat=author, seq=frame.seq)
+        self._learn_peer(author, m.name, m.key, step)
+        self.options = MatchOptions(suits=m.suits, rounds=m.rounds)
+        self._host_nonce = m.coin
+        self.phase = Phase.COIN
+
+    def _on_coin(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Coin)
+        assert self.game_id and self._coin_commitment and self._host_nonce and self.options
+        try:
+            first = deal.coin_first_player(
+                game_id=self.game_id,
+                joiner_commitment=self._coin_commitment,
+                joiner_nonce=m.nonce,
+                host_nonce=self._host_nonce,
+            )
+        except RemoteProtocolError as exc:
+            raise Violation(str(exc), seat=author, seq=frame.seq) from None
+        self.first_starter = first
+        self.match = Match(
+            rounds=self.options.rounds, suit_count=self.options.suits, first_starter=int(first)
+        )
+        step.events.append(MatchStarted(self.options, first))
+        self._start_round()
+
+    def _start_round(self) -> None:
+        assert self.match is not None and self.options is not None and self.game_id is not None
+        number = self.match.rounds_played + 1
+        starter = Seat(self.match.start_round())
+        own = None
+        if self.seat is not None:
+            assert self._master is not None
+            own = deal.RoundDeal.from_master(
+                seat=self.seat,
+                suit_count=self.options.suits,
+                game_id=self.game_id,
+                round_number=number,
+                master_secret=self._master,
+            )
+        self.round = _RoundTrack(number=number, starter=starter, own_deal=own)
+        self.phase = Phase.COMMIT_HOST
+
+    def _on_commit(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Commit)
+        track = self._track_round(m.round, author, frame.seq)
+        track.commitments[author] = m.commit
+        if author is not self.seat and track.own_deal is not None:
+            track.own_deal.receive_commitment(m.commit)
+        self.phase = _NEXT[self.phase]
+
+    def _on_pass(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.DeckPass)
+        track = self._track_round(m.round, author, frame.seq)
+        number = _PASS_NUMBER[self.phase]
+        if m.n != number:
+            raise Violation(f"pass {m.n} where pass {number} was due", seat=author, seq=frame.seq)
+        points = tuple(m.point_list())
+        if author is self.seat:
+            pass  # built by our RoundDeal, which recorded it
+        elif track.own_deal is not None:
+            track.own_deal.receive_pass(number, points)
+        else:
+            deal.check_pass(number, points, self._deck_size())
+        track.passes.append(points)
+        if frame.seq is not None:
+            track.pass_seqs[number] = frame.seq
+        self.phase = _NEXT[self.phase]
+
+    def _on_keys(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.DealKeys)
+        track = self._track_round(m.round, author, frame.seq)
+        receiver = author.other
+        keys = m.key_list()
+        for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
+            track.keys_given[author][position] = key
+            track.hidden[receiver].add(position)
+            if frame.seq is not None:
+                track.key_seqs[(author, position)] = frame.seq
+        if track.own_deal is not None and receiver is self.seat:
+            track.own_deal.open_hand(keys)
+        elif track.own_deal is None:
+            for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
+                track.revealed_keys.append(deal.RevealedKey(author, position, key))
+        self.phase = _NEXT[self.phase]
+        if self.phase is Phase.MOVE:
+            self._deal_table(track, step)
+
+    def _deal_table(self, track: _RoundTrack, step: Step) -> None:
+        """Set up the round's table: known cards where they are, placeholders elsewhere."""
+        size = self._deck_size()
+        mine: tuple[Card, ...] = ()
+        if track.own_deal is not None:
+            mine = track.own_deal.hand
+        known = set(mine)
+        fillers = iter(c for c in ALL_CARDS[:size] if c not in known)
+        hands = {
+            seat: list(mine)
+            if seat is self.seat
+            else [next(fillers) for _ in range(deal.HAND_SIZE)]
+            for seat in Seat
+        }
+        order = [*hands[Seat.HOST], *hands[Seat.JOINER], *fillers]
+        track.table = Round.deal(order, int(track.starter))
+        step.events.append(RoundStarted(track.number, track.starter, tuple(sorted(mine))))
+
+    def _on_move(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.MoveMsg)
+        track = self.round
+        assert track is not None and track.table is not None
+        seq = frame.seq
+        if m.card >= self._deck_size():
+            raise Violation(f"card id {m.card} is not in this game", seat=author, seq=seq)
+        if m.draw >= self._suit_count():
+            raise Violation(f"there is no discard pile {m.draw} in this game", seat=author, seq=seq)
+        card = Card.from_id(m.card)
+        turn = _turn_of(m)
+        table = track.table
+        if m.pos is not None:
+            assert m.key is not None
+            if author is not self.seat:
+                self._verify_hidden_play(track, author, card, m.pos, m.key, seq)
+                if card not in table.hand(int(author)):
+                    placeholder = next(
+                        c
+                        for c in table.hand(int(author))
+                        if c not in table.public_hand_cards(int(author))
+                    )
+                    table.exchange(card, placeholder)
+            track.hidden[author].discard(m.pos)
+            track.seen.add(card)
+            if seq is not None:
+                track.key_seqs[(author, m.pos)] = seq
+        elif card not in table.public_hand_cards(int(author)):
+            raise Violation(
+                f"{card} is played as a public card, but the {author} took no such card "
+                "from a discard pile",
+                seat=author,
+                seq=seq,
+            )
+        try:
+            table.push(turn.put_down, int(author))
+            table.check(turn.draw, int(author))
+        except IllegalMoveError as exc:
+            raise Violation(str(exc), seat=author, seq=seq) from None
+        track.pending = (author, turn)
+        self.phase = Phase.ACK
+
+    def _verify_hidden_play(
+        self, track: _RoundTrack, author: Seat, card: Card, pos: int, key: bytes, seq: int | None
+    ) -> None:
+        if track.own_deal is not None:
+            track.own_deal.verify_played(card, pos, key)
+            return
+        if pos not in track.hidden[author]:
+            raise Violation(
+                f"position {pos} is not a hidden card of the {author}", seat=author, seq=seq
+            )
+        other_key = track.keys_given[author.other][pos]
+        keys = {author: key, author.other: other_key}
+        opened = deal.open_with_keys(
+            self._suit_count(), track.passes[-1][pos], keys[Seat.HOST], keys[Seat.JOINER]
+        )
+        if opened != card:
+            raise Violation(
+                f"the key for position {pos} opens {opened or 'no card'}, not {card}",
+                seat=author,
+                seq=seq,
+            )
+        if card in track.seen:
+            raise Violation(f"{card} was already seen this round", seat=author, seq=seq)
+        track.revealed_keys.append(deal.RevealedKey(author, pos, key))
+
+    def _on_ack(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Ack)
+        track = self.round
+        assert track is not None and track.table is not None and track.pending is not None
+        mover, turn = track.pending
+        table = track.table
+        drawn: Card | None = None
+        if turn.draw.from_deck:
+            if m.key is None:
+                raise Violation(
+                    "the acknowledgement of a deck draw has no key", seat=author, seq=frame.seq
+                )
+            position = track.next_draw
+            track.next_draw += 1
+            track.keys_given[author][position] = m.key
+            track.hidden[mover].add(position)
+            if frame.seq is not None:
+                track.key_seqs[(author, position)] = frame.seq
+            placeholder = table.draw_pile()[0]
+            table.push(turn.draw, int(mover))
+            if track.own_deal is not None and mover is self.seat:
+                drawn = track.own_deal.open_draw(position, m.key)
+                table.exchange(drawn, placeholder)
+                track.seen.add(drawn)
+            elif track.own_deal is None:
+                track.revealed_keys.append(deal.RevealedKey(author, position, m.key))
+        else:
+            if m.key is not None:
+                raise Violation(
+                    "the acknowledgement of a pile draw carries a key", seat=author, seq=frame.seq
+                )
+            assert turn.draw.suit is not None
+            drawn = table.discard_pile(turn.draw.suit)[-1]
+            table.push(turn.draw, int(mover))
+        track.turns.append((mover, turn))
+        track.pending = None
+        step.events.append(TurnPlayed(track.number, mover, turn, drawn))
+        self.phase = Phase.REVEAL_HOST if table.is_over else Phase.MOVE
+
+    def _on_reveal(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Reveal)
+        track = self._track_round(m.round, author, frame.seq)
+        track.seeds[author] = m.seed
+        if track.own_deal is not None and author is not self.seat:
+            track.own_deal.verify_reveal(m.seed)
+        if self.phase is Phase.REVEAL_HOST:
+            self.phase = Phase.REVEAL_JOINER
+            return
+        verified = self._verify_round(track, author, frame.seq)
+        self.rounds_verified.append(verified)
+        assert self.match is not None and track.table is not None
+        scores = track.table.scores()
+        self.match.record_round(scores)
+        step.events.append(RoundVerified(track.number, scores, verified))
+        if self.match.is_over:
+            self.phase = Phase.RESULT_HOST
+        else:
+            self._start_round()
+
+    def _verify_round(self, track: _RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
+        """With both seeds known, check the whole round with full information."""
+        assert self.game_id is not None
+        if track.own_deal is not None:
+            verified = track.own_deal.verified_deck
+            assert verified is not None
+        else:
+            verified = deal.audit_round(
+                suit_count=self._suit_count(),
+                game_id=self.game_id,
+                round_number=track.number,
+                commitments=[track.commitments[s] for s in Seat],
+                seeds=[track.seeds[s] for s in Seat],
+                passes=track.passes,
+                revealed_keys=track.revealed_keys,
+            )
+        full = Round.deal(verified.order, int(track.starter))
+        for mover, turn in track.turns:
+            try:
+                full.push_turn(turn, int(mover))
+            except IllegalMoveError as exc:
+                raise Violation(
+                    f"with every card known, round {track.number} shows an illegal move: {exc}",
+                    seat=mover,
+                    seq=seq,
+                ) from None
+        assert track.table is not None
+        if not full.is_over or full.scores() != track.table.scores():
+            raise Violation(
+                f"round {track.number} does not replay to the same end with every card known",
+                seat=author,
+                seq=seq,
+            )
+        return verified
+
+    def _on_result(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        m = frame.message
+        assert isinstance(m, wire.Result)
+        assert self.match is not None
+        expected_scores = [list(s) for s in self.match.round_scores]
+        if m.scores != expected_scores or m.totals != list(self.match.totals):
+            raise Violation(
+                f"the result {m.scores} (totals {m.totals}) is not the verified "
+                f"{expected_scores} (totals {list(self.match.totals)})",
+                seat=author,
+                seq=frame.seq,
+            )
+        if self.phase is Phase.RESULT_HOST:
+            self.phase = Phase.RESULT_JOINER
+            return
+        self.sealed = True
+        self.outcome = self.match.outcome()
+        self.phase = Phase.OVER
+        step.events.append(
+            MatchEnded(self.outcome, tuple(self.match.round_scores), None, sealed=True)
+        )
+
+    # -- helpers
+
+    def _track_round(self, number: int, author: Seat, seq: int | None) -> _RoundTrack:
+        track = self.round
+        assert track is not None
+        if number != track.number:
+            raise Violation(
+                f"round {number} where round {track.number} is on", seat=author, seq=seq
+            )
+        return track
+
+    def _check_version(self, version: list[int], author: Seat, seq: int | None) -> None:
+        if version[0] != wire.PROTOCOL_VERSION[0]:
+            raise Violation(
+                f"protocol version {version[0]}.{version[1]} (this lcnet speaks "
+                f"{wire.PROTOCOL_VERSION[0]}.{wire.PROTOCOL_VERSION[1]})",
+                seat=author,
+                seq=seq,
+            )
+        if author is not self.seat:
+            self.peer_minor = version[1]
+
+    def _learn_peer(self, seat: Seat, name: str, key: bytes, step: Step) -> None:
+        self.keys[seat] = key
+        self.names[seat] = name
+        if seat is not self.seat:
+            step.events.append(PeerIdentified(seat, name, key))
+
+    def _suit_count(self) -> int:
+        assert self.options is not None
+        return self.options.suits
+
+    def _deck_size(self) -> int:
+        return deck_size(self._suit_count())
+
+    def _fail(self, exc: Violation, frame: wire.Frame, step: Step, *, in_chain: bool) -> None:
+        """Stop the match on a violation and, as a player, tell the peer."""
+        seq = exc.seq if exc.seq is not None else frame.seq
+        if seq is None:
+            seq = len(self.chain)
+        offending = frame
+        if in_chain and seq < len(self.chain):
+            offending = self.chain[seq]
+        info = DisputeInfo(exc.seat, seq, offending.hash, exc.reason, detected_by=self.seat)
+        self.dispute = info
+        self.phase = Phase.OVER
+        step.events.append(DisputeRaised(info))
+        if self.seat is not None and self._signing_key is not None and self.game_id is not None:
+            message = wire.Dispute(seq=seq, frame=offending.hash, reason=_clip(exc.reason))
+            out = wire.make_frame(
+                message, self._signing_key, seq=len(self.chain), prev=self.head, game=self.game_id
+            )
+            self.chain.append(out)
+            step.outgoing.append(out)
+
+    def _end_with_dispute(
+        self, offender: Seat, message: wire.Dispute, step: Step, *, detected_by: Seat | None
+    ) -> None:
+        info = DisputeInfo(offender, message.seq, message.frame, message.reason, detected_by)
+        self.dispute = info
+        self.phase = Phase.OVER
+        step.events.append(DisputeRaised(info))
+
+    def _record_their_dispute(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        message = frame.message
+        assert isinstance(message, wire.Dispute)
+        self._end_with_dispute(author.other, message, step, detected_by=author)
+
+    def _end_resigned(self, seat: Seat, step: Step) -> None:
+        self.resigned = seat
+        scores = tuple(self.match.round_scores) if self.match else ()
+        totals = self.match.totals if self.match else (0, 0)
+        self.outcome = Outcome(totals, int(seat.other))
+        self.phase = Phase.OVER
+        step.events.append(MatchEnded(self.outcome, scores, seat, sealed=False))
+
+
+def _turn_of(m: wire.MoveMsg) -> Turn:
+    card = Card.from_id(m.card)
+    return Turn(
+        PutDown(card, m.discard),
+        Draw(None if m.draw == wire.DRAW_PILE else Suit(m.draw)),
+    )
+
+
+def _clip(text: str) -> str:
+    data = text.encode("utf-8")[: wire.MAX_REASON_BYTES]
+    return data.decode("utf-8", errors="ignore")
+
+
+_HANDLERS: Final = {
+    Phase.HELLO: Session._on_hello,
+    Phase.WELCOME: Session._on_welcome,
+    Phase.COIN: Session._on_coin,
+    Phase.COMMIT_HOST: Session._on_commit,
+    Phase.COMMIT_JOINER: Session._on_commit,
+    Phase.PASS_1: Session._on_pass,
+    Phase.PASS_2: Session._on_pass,
+    Phase.PASS_3: Session._on_pass,
+    Phase.PASS_4: Session._on_pass,
+    Phase.KEYS_JOINER: Session._on_keys,
+    Phase.KEYS_HOST: Session._on_keys,
+    Phase.MOVE: Session._on_move,
+    Phase.ACK: Session._on_ack,
+    Phase.REVEAL_HOST: Session._on_reveal,
+    Phase.REVEAL_JOINER: Session._on_reveal,
+    Phase.RESULT_HOST: Session._on_result,
+    Phase.RESULT_JOINER: Session._on_result,
+}
