@@ -80,3 +80,12 @@ class RemoteProtocolError(ProtocolError):
 
 class UserError(LcnetError):
     """A problem the user can fix; the message is shown to them as is."""
+
+    exit_code = 1
+    """The command's exit status when this error ends it."""
+
+
+class UsageError(UserError):
+    """The command line itself is wrong (exit status 2, like argparse's own errors)."""
+
+    exit_code = 2

@@ -70,6 +70,8 @@ _KIND_VALUES: Final = frozenset(int(k) for k in RecordKind)
 class ReplayFileError(UserError):
     """A file that is not a readable lcnet replay file."""
 
+    exit_code = 2
+
 
 @dataclass(frozen=True)
 class ReplayHeader:

@@ -17,7 +17,7 @@ from typing import Final
 
 from lcnet.bots import Bot, make_bot, parse_bot_spec
 from lcnet.engine import DEFAULT_ROUNDS, Match, Round
-from lcnet.errors import IllegalMoveError, LcnetError, UserError
+from lcnet.errors import IllegalMoveError, LcnetError, UsageError
 
 MAX_TURNS_PER_ROUND: Final = 1000
 """Safety cap on turns per round in bot-vs-bot play.
@@ -79,7 +79,7 @@ def split_bot_specs(text: str) -> list[str]:
 def bot_labels(specs: Sequence[str]) -> tuple[str, str]:
     """Labels for the two bots: their specs, told apart if they are equal."""
     if len(specs) != 2:
-        raise UserError(f"selfplay needs exactly two bots, got {len(specs)}: {', '.join(specs)}")
+        raise UsageError(f"selfplay needs exactly two bots, got {len(specs)}: {', '.join(specs)}")
     for spec in specs:
         parse_bot_spec(spec)  # fail early with a clear message
     a, b = specs
@@ -195,7 +195,7 @@ def run(
 ) -> Tally:
     """Play ``games`` matches and tally them (in ``jobs`` processes)."""
     if games < 0:
-        raise UserError("the number of games cannot be negative")
+        raise UsageError("the number of games cannot be negative")
     tally = Tally(bot_labels(specs))
     results: Iterable[GameResult]
     if jobs <= 1 or games <= 1:

@@ -808,6 +808,8 @@ class Session:
         if isinstance(message, wire.Dispute):
             if author is self.seat:
                 self._end_with_dispute(author.other, message, step, detected_by=author)
+            elif self.seat is None:
+                self._judge_dispute(message, author, step)
             else:
                 self._record_their_dispute(frame, author, step)
             return
@@ -1069,6 +1071,8 @@ class Session:
         track.seeds[author] = m.seed
         if track.own_deal is not None and author is not self.seat:
             track.own_deal.verify_reveal(m.seed)
+        elif track.own_deal is None:
+            self._verify_side(track, author, m.seed)
         if self.phase is Phase.REVEAL_HOST:
             self.phase = Phase.REVEAL_JOINER
             return
@@ -1083,21 +1087,31 @@ class Session:
         else:
             self._start_round()
 
+    def _verify_side(self, track: _RoundTrack, seat: Seat, seed: bytes) -> deal.DeckSecrets:
+        """An observer checks one side's seed against all that side sent this round."""
+        assert self.game_id is not None
+        if seat not in track.commitments:
+            raise Violation(f"a seed for round {track.number} before its commitment", seat=seat)
+        return deal.verify_side(
+            suit_count=self._suit_count(),
+            game_id=self.game_id,
+            round_number=track.number,
+            seat=seat,
+            commitment=track.commitments[seat],
+            seed=seed,
+            passes=track.passes,
+            revealed_keys=track.revealed_keys,
+        )
+
     def _verify_round(self, track: _RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
         """With both seeds known, check the whole round with full information."""
         assert self.game_id is not None
         if track.own_deal is not None:
             verified = track.own_deal.verified_deck
             assert verified is not None
-        else:
-            verified = deal.audit_round(
-                suit_count=self._suit_count(),
-                game_id=self.game_id,
-                round_number=track.number,
-                commitments=[track.commitments[s] for s in Seat],
-                seeds=[track.seeds[s] for s in Seat],
-                passes=track.passes,
-                revealed_keys=track.revealed_keys,
+        else:  # each seed was checked against everything its side sent at its reveal
+            verified = deal.rebuild_round(
+                self._suit_count(), track.seeds[Seat.HOST], track.seeds[Seat.JOINER]
             )
         full = Round.deal(verified.order, int(track.starter))
         for mover, turn in track.turns:
@@ -1188,7 +1202,12 @@ class Session:
         self.phase = Phase.OVER
         step.events.append(DisputeRaised(info))
         if self.seat is not None and self._signing_key is not None and self.game_id is not None:
-            message = wire.Dispute(seq=seq, frame=offending.hash, reason=_clip(exc.reason))
+            seed = None
+            if self.round is not None and self._master is not None:
+                seed = hashing.round_seed(self._master, self.game_id, self.round.number)
+            message = wire.Dispute(
+                about=seq, frame=offending.hash, reason=_clip(exc.reason), seed=seed
+            )
             out = wire.make_frame(
                 message, self._signing_key, seq=len(self.chain), prev=self.head, game=self.game_id
             )
@@ -1198,10 +1217,61 @@ class Session:
     def _end_with_dispute(
         self, offender: Seat, message: wire.Dispute, step: Step, *, detected_by: Seat | None
     ) -> None:
-        info = DisputeInfo(offender, message.seq, message.frame, message.reason, detected_by)
+        info = DisputeInfo(offender, message.about, message.frame, message.reason, detected_by)
         self.dispute = info
         self.phase = Phase.OVER
         step.events.append(DisputeRaised(info))
+
+    def _judge_dispute(self, message: wire.Dispute, accuser: Seat, step: Step) -> None:
+        """An observer weighs a dispute: with the accuser's seed it redoes the
+        openings only the accuser could do, and if the accused frame fails them
+        the dispute is proven (a Violation against the accused frame)."""
+        track = self.round
+        accused = accuser.other
+        if (
+            message.seed is not None
+            and track is not None
+            and accuser in track.commitments
+            and len(track.passes) == deal.PASS_COUNT
+            and message.about < len(self.chain)
+        ):
+            secrets = self._verify_side(track, accuser, message.seed)
+            problem = self._reopen(track, secrets, accuser, message.about)
+            if problem is not None:
+                raise Violation(problem, seat=accused, seq=message.about)
+        self._end_with_dispute(accused, message, step, detected_by=accuser)
+
+    def _reopen(
+        self, track: _RoundTrack, secrets: deal.DeckSecrets, accuser: Seat, seq: int
+    ) -> str | None:
+        """Open, with both keys, every position the accused frame gave a key for."""
+        accused = accuser.other
+        given = track.keys_given[accused]
+        disputed = sorted(p for (seat, p), s in track.key_seqs.items() if seat is accused
+                          and s == seq and p in given)
+        if not disputed:
+            return None
+        last = track.passes[-1]
+
+        def open_at(position: int) -> Card | None:
+            mine, theirs = secrets.position_keys[position], given[position]
+            keys = {accuser: mine, accused: theirs}
+            return deal.open_with_keys(
+                self._suit_count(), last[position], keys[Seat.HOST], keys[Seat.JOINER]
+            )
+
+        opened = {p: open_at(p) for p in sorted(given)}
+        for position in disputed:
+            card = opened[position]
+            if card is None:
+                return f"the key for position {position} opens no card"
+            twins = [q for q, c in opened.items() if c == card and q != position]
+            if twins:
+                return (
+                    f"the key for position {position} opens {card}, "
+                    f"which was already dealt at position {twins[0]}"
+                )
+        return None
 
     def _record_their_dispute(self, frame: wire.Frame, author: Seat, step: Step) -> None:
         message = frame.message

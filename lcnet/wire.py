@@ -322,16 +322,22 @@ class Resign(Message):
 
 @dataclass(frozen=True)
 class Dispute(Message):
-    """The sender stops the match because frame ``seq`` (hash ``frame``) broke the rules."""
+    """The sender stops the match because frame ``about`` (hash ``frame``) broke the rules."""
 
     TYPE: ClassVar[str] = "dispute"
-    seq: int
+    about: int
+    """The position of the offending frame."""
     frame: bytes
     reason: str
+    seed: bytes | None = None
+    """The sender's seed for the round in progress, if one is: with it anyone can
+    redo the openings that only the sender could do, and judge the claim."""
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"seed"})
     CHECKS: ClassVar[Mapping[str, _Check]] = {
-        "seq": _is_int(0, MAX_SEQ),
+        "about": _is_int(0, MAX_SEQ),
         "frame": _is_bin(HASH_SIZE),
         "reason": _is_text(MAX_REASON_BYTES),
+        "seed": _is_bin(HASH_SIZE),
     }
 
 
@@ -391,6 +397,9 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
 }
 
 _HEADER_FIELDS: Final = frozenset({"t", "seq", "prev", "game"})
+assert not any(
+    {f.name for f in fields(cls)} & _HEADER_FIELDS for cls in MESSAGE_TYPES.values()
+), "a message field would collide with a header field"
 
 
 # ------------------------------------------------------------------ frames

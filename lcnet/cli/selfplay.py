@@ -9,7 +9,7 @@ import sys
 
 from lcnet.bots import BOTS
 from lcnet.engine import DEFAULT_ROUNDS
-from lcnet.errors import UserError
+from lcnet.errors import UsageError
 from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
 
 DEFAULT_GAMES = 10
@@ -73,11 +73,11 @@ def main(args: argparse.Namespace) -> int:
     specs = split_bot_specs(args.bots)
     labels = bot_labels(specs)
     if args.games < 1:
-        raise UserError("--games must be at least 1")
+        raise UsageError("--games must be at least 1")
     if args.rounds < 1:
-        raise UserError("--rounds must be at least 1")
+        raise UsageError("--rounds must be at least 1")
     if args.jobs < 1:
-        raise UserError("--jobs must be at least 1")
+        raise UsageError("--jobs must be at least 1")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
 
     def progress(result: GameResult) -> None:

@@ -1,0 +1,367 @@
+"""Offline audit of a match from its replay file(s): one verdict, with evidence.
+
+The transcript is fed, frame by frame, to an observer
+:class:`~lcnet.session.Session` — the very state machine the peers ran — which
+checks framing, every signature, the chain, every move against the engine,
+commitments, passes, keys, reveals and the result. The verdict is one of:
+
+* **valid**: the match is complete and sealed by both players' results;
+* **incomplete**: everything so far is valid; someone owes the next frame
+  (or the file is torn after some frame);
+* **invalid**: the first bad frame, who signed it, what is wrong with it.
+
+Evidence records (frames the peer signed that were not accepted into the
+chain) are checked too: a second frame signed by the same player for the
+same position is proof of equivocation. With two files of the same match,
+:func:`compare` finds where they diverge and whether a signer equivocated.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lcnet import identity, wire
+from lcnet.replaylog import ReplayContents, TornTail, read_replay
+from lcnet.seat import Seat
+from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session
+
+
+class VerdictKind(enum.Enum):
+    VALID = "valid"
+    INCOMPLETE = "incomplete"
+    INVALID = "invalid"
+
+
+EXIT_CODES = {VerdictKind.VALID: 0, VerdictKind.INVALID: 1, VerdictKind.INCOMPLETE: 3}
+"""``lcnet audit`` exit codes; 2 is an unreadable file or bad usage."""
+
+
+@dataclass(frozen=True)
+class Signer:
+    seat: Seat | None
+    name: str
+    fingerprint: str
+
+    def __str__(self) -> str:
+        who = f"{self.name} ({self.seat})" if self.seat is not None else self.name
+        return f"{who}, key {self.fingerprint}" if self.fingerprint else who
+
+
+@dataclass(frozen=True)
+class BadFrame:
+    """The first frame that breaks the protocol."""
+
+    seq: int
+    signer: Signer | None
+    """``None`` when no player's signature verifies on it."""
+    reason: str
+    evidence: str
+    """Hex of the frame's exact bytes (what anyone can check against the signer's key)."""
+
+
+@dataclass
+class Verdict:
+    kind: VerdictKind
+    frames: int
+    summary: str
+    names: dict[str, str] = field(default_factory=dict)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    options: dict[str, int] = field(default_factory=dict)
+    round_scores: list[list[int]] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    winner: str | None = None
+    resigned: str | None = None
+    owed: str | None = None
+    bad: BadFrame | None = None
+    torn: TornTail | None = None
+    dispute: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.kind]
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "verdict": self.kind.value,
+            "frames": self.frames,
+            "summary": self.summary,
+            "players": {
+                seat: {"name": self.names.get(seat), "fingerprint": self.fingerprints.get(seat)}
+                for seat in ("host", "joiner")
+                if seat in self.names
+            },
+            "options": self.options,
+            "round_scores": self.round_scores,
+            "totals": self.totals,
+            "winner": self.winner,
+            "resigned": self.resigned,
+        }
+        if self.owed is not None:
+            out["owed"] = self.owed
+        if self.torn is not None:
+            out["torn"] = {"valid_bytes": self.torn.offset, "reason": self.torn.reason}
+        if self.dispute is not None:
+            out["dispute"] = self.dispute
+        if self.bad is not None:
+            out["bad_frame"] = {
+                "seq": self.bad.seq,
+                "signer": None
+                if self.bad.signer is None
+                else {
+                    "seat": None if self.bad.signer.seat is None else str(self.bad.signer.seat),
+                    "name": self.bad.signer.name,
+                    "fingerprint": self.bad.signer.fingerprint,
+                },
+                "reason": self.bad.reason,
+                "evidence": self.bad.evidence,
+            }
+        return out
+
+
+def _signer(session: Session, seat: Seat | None) -> Signer | None:
+    if seat is None:
+        return None
+    key = session.keys.get(seat)
+    return Signer(
+        seat, session.names.get(seat, str(seat)), identity.fingerprint(key) if key else ""
+    )
+
+
+def audit_frames(
+    frames: Sequence[bytes],
+    evidence: Sequence[bytes] = (),
+    torn: TornTail | None = None,
+) -> Verdict:
+    """Audit a transcript given as its frames (and any evidence frames)."""
+    observer = Session.observer()
+    bad: BadFrame | None = None
+    for index, raw in enumerate(frames):
+        step = observer.receive(raw)
+        if observer.dispute is not None and observer.dispute.detected_by is None:
+            # Found by the audit itself: proof. (A player's dispute that the
+            # audit cannot confirm ends the transcript without proving anything.)
+            bad = _bad_from_dispute(observer, observer.dispute, frames, raw)
+            break
+        if step.accepted is None:
+            reasons = "; ".join(_describe(e) for e in step.events) or "not accepted"
+            bad = BadFrame(
+                index,
+                None,
+                f"frame {index} is not a valid next frame of this transcript: {reasons}",
+                raw.hex(),
+            )
+            break
+    verdict = _verdict(observer, bad, len(frames), torn)
+    if verdict.kind is not VerdictKind.INVALID:
+        _check_evidence(observer, evidence, verdict)
+    return verdict
+
+
+def _describe(event: object) -> str:
+    if isinstance(event, DuplicateIgnored):
+        return f"it is a copy of frame {event.seq}"
+    if isinstance(event, FrameGap):
+        return f"it claims position {event.got}"
+    reason = getattr(event, "reason", None)
+    if reason is not None:
+        return str(reason)
+    return type(event).__name__
+
+
+def _bad_from_dispute(
+    observer: Session, info: DisputeInfo, frames: Sequence[bytes], raw: bytes
+) -> BadFrame:
+    offending = frames[info.seq] if info.seq < len(frames) else raw
+    return BadFrame(info.seq, _signer(observer, info.offender), info.reason, offending.hex())
+
+
+def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail | None) -> Verdict:
+    verdict = Verdict(kind=VerdictKind.VALID, frames=count, summary="")
+    for seat in Seat:
+        if seat in observer.names:
+            verdict.names[str(seat)] = observer.names[seat]
+            verdict.fingerprints[str(seat)] = identity.fingerprint(observer.keys[seat])
+    if observer.options is not None:
+        verdict.options = {"suits": observer.options.suits, "rounds": observer.options.rounds}
+    if observer.match is not None:
+        verdict.round_scores = [list(s) for s in observer.match.round_scores]
+        verdict.totals = list(observer.match.totals)
+    verdict.torn = torn
+    if bad is not None:
+        verdict.kind = VerdictKind.INVALID
+        verdict.bad = bad
+        who = str(bad.signer) if bad.signer else "a frame no player's key verifies"
+        verdict.summary = f"INVALID at frame {bad.seq}, signed by {who}: {bad.reason}"
+        return verdict
+    if observer.dispute is not None:
+        info = observer.dispute
+        verdict.kind = VerdictKind.INCOMPLETE
+        accuser = (
+            observer.names.get(info.detected_by, str(info.detected_by))
+            if (info.detected_by is not None)
+            else "?"
+        )
+        verdict.dispute = (
+            f"the {info.detected_by} ({accuser}) stopped the match, accusing the "
+            f"{info.offender} of frame {info.seq}: {info.reason}"
+        )
+        verdict.summary = (
+            f"INCOMPLETE: {verdict.dispute}; this file holds no frame that proves it "
+            "(every frame in it verifies)"
+        )
+        return verdict
+    if observer.is_over and (observer.sealed or observer.resigned is not None):
+        outcome = observer.outcome
+        assert outcome is not None
+        verdict.winner = (
+            None if outcome.winner is None else observer.names.get(Seat(outcome.winner))
+        )
+        if observer.resigned is not None:
+            verdict.resigned = observer.names.get(observer.resigned, str(observer.resigned))
+            verdict.summary = (
+                f"VALID: {count} frames; the {observer.resigned} ({verdict.resigned}) resigned; "
+                f"{verdict.winner} wins"
+            )
+        else:
+            result = "a draw" if outcome.winner is None else f"{verdict.winner} wins"
+            verdict.summary = (
+                f"VALID: {count} frames, sealed by both players; totals "
+                f"{outcome.totals[0]}:{outcome.totals[1]}, {result}"
+            )
+        if torn is None:
+            return verdict
+    verdict.kind = VerdictKind.INCOMPLETE
+    verdict.owed = observer.owed()
+    where = f"after frame {count - 1}" if count else "before any frame"
+    if torn is not None:
+        verdict.summary = (
+            f"INCOMPLETE: the file is torn {where} ({torn.reason}); valid so far; {verdict.owed}"
+        )
+    else:
+        verdict.summary = f"INCOMPLETE: valid so far ({count} frames); {verdict.owed}"
+    return verdict
+
+
+def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdict) -> None:
+    """An evidence frame signed by a player that conflicts with the chain proves misconduct."""
+    for raw in evidence:
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=True)
+        except wire.MalformedFrame:
+            continue
+        signer = None
+        for seat, key in observer.keys.items():
+            try:
+                frame.verify(key)
+            except wire.BadSignature:
+                continue
+            signer = seat
+        if signer is None or frame.seq is None:
+            continue
+        reason = None
+        chain = observer.chain
+        seq = frame.seq
+        if seq > 0 and frame.game != observer.game_id:
+            reason = "signed a frame from another game"
+        elif 0 < seq <= len(chain) and frame.prev != chain[seq - 1].hash:
+            reason = f"signed a frame whose prev is not the hash of frame {seq - 1}"
+        elif (
+            seq < len(chain)
+            and chain[seq].raw != raw
+            and _signed_by(chain[seq], observer.keys[signer])
+        ):
+            reason = f"signed two different frames for position {seq} (equivocation)"
+        # Otherwise the frame crossed the other player's frame in flight: no proof of anything.
+        if reason is not None:
+            verdict.kind = VerdictKind.INVALID
+            verdict.bad = BadFrame(frame.seq, _signer(observer, signer), reason, raw.hex())
+            verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
+            return
+
+
+def _signed_by(frame: wire.Frame, key: bytes) -> bool:
+    try:
+        frame.verify(key)
+    except wire.BadSignature:
+        return False
+    return True
+
+
+def audit_contents(contents: ReplayContents) -> Verdict:
+    return audit_frames(contents.frames, contents.evidence, contents.torn)
+
+
+def audit_file(path: str | Path) -> Verdict:
+    """Audit one replay file (raises ReplayFileError if it is not one)."""
+    return audit_contents(read_replay(path))
+
+
+# ------------------------------------------------------------- two files
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How two replay files of one match relate."""
+
+    same_match: bool
+    common: int
+    """Frames the two files share from the start."""
+    lengths: tuple[int, int]
+    equivocation: BadFrame | None
+    summary: str
+
+
+def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
+    """Where two files diverge, and whether one signer signed two frames for one position."""
+    a, b = first.frames, second.frames
+    if not a or not b or a[0] != b[0]:
+        return Comparison(
+            False,
+            0,
+            (len(a), len(b)),
+            None,
+            "the files are not of the same match (their first frames differ)",
+        )
+    common = 0
+    while common < min(len(a), len(b)) and a[common] == b[common]:
+        common += 1
+    if common == len(a) == len(b):
+        return Comparison(
+            True, common, (len(a), len(b)), None, f"the files hold the same {common} frames"
+        )
+    if common == min(len(a), len(b)):
+        longer = "first" if len(a) > len(b) else "second"
+        return Comparison(
+            True,
+            common,
+            (len(a), len(b)),
+            None,
+            f"the files agree on {common} frames; the {longer} goes on "
+            f"to frame {max(len(a), len(b)) - 1}",
+        )
+    # Both have a frame at position `common`, and they differ.
+    observer = Session.observer()
+    for raw in a[:common]:
+        observer.receive(raw)
+    proof = None
+    try:
+        fa: wire.Frame | None = wire.decode_frame(a[common], allow_unknown_fields=True)
+        fb: wire.Frame | None = wire.decode_frame(b[common], allow_unknown_fields=True)
+    except wire.MalformedFrame:
+        fa = fb = None
+    if fa is not None and fb is not None:
+        for seat, key in observer.keys.items():
+            if _signed_by(fa, key) and _signed_by(fb, key) and fa.seq == fb.seq == common:
+                proof = BadFrame(
+                    common,
+                    _signer(observer, seat),
+                    f"signed two different frames for position {common} (equivocation)",
+                    f"{a[common].hex()} / {b[common].hex()}",
+                )
+    summary = f"the files diverge at frame {common}"
+    if proof is not None:
+        summary += f": {proof.signer} {proof.reason} — proof against that signer"
+    return Comparison(True, common, (len(a), len(b)), proof, summary)

@@ -1,0 +1,108 @@
+"""``lcnet audit``: re-verify a saved match from its replay file(s) and give a verdict."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from lcnet import audit
+from lcnet.replaylog import read_replay
+
+DESCRIPTION = """\
+Re-verify a match from its replay file alone: framing, every signature, the
+hash chain, every move against the rules engine, the seed commitments, the
+deck passes and keys, the reveals and the scores. Prints one verdict:
+
+  valid       the match is complete and sealed by both players' results
+  incomplete  valid so far; says who owes the next message (or where the
+              file is torn)
+  invalid     the first bad frame: its position, who signed it (name and
+              fingerprint), what is wrong, and the frame's bytes as evidence
+
+With two files of the same match (one from each player), also says where
+they diverge and whether one player signed two different frames for the
+same position, which proves that player cheated.
+"""
+
+EPILOG = """\
+exit status: 0 valid, 1 invalid, 2 unreadable file or bad usage, 3 incomplete
+
+examples:
+  lcnet audit replays/2026-11-29-1849-3f2a9c1b-host.lcnet
+  lcnet audit mine.lcnet theirs.lcnet --json
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="verify a saved match and say whether it is valid",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", help="a replay file")
+    parser.add_argument("file2", nargs="?", help="the other player's file of the same match")
+    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = [args.file] if args.file2 is None else [args.file, args.file2]
+    contents = [read_replay(path) for path in paths]
+    verdicts = [audit.audit_contents(c) for c in contents]
+    comparison = audit.compare(contents[0], contents[1]) if len(contents) == 2 else None
+    code = max(v.exit_code for v in verdicts)
+    if any(v.exit_code == 1 for v in verdicts) or (comparison and comparison.equivocation):
+        code = 1
+    if comparison is not None and not comparison.same_match:
+        code = 2
+    if args.json:
+        print(json.dumps(_json(paths, verdicts, comparison), indent=2))
+    else:
+        for path, verdict in zip(paths, verdicts, strict=True):
+            _print_verdict(path, verdict)
+        if comparison is not None:
+            print(f"both files: {comparison.summary}")
+    return code
+
+
+def _json(
+    paths: list[str], verdicts: list[audit.Verdict], comparison: audit.Comparison | None
+) -> dict[str, Any]:
+    if comparison is None:
+        out = verdicts[0].to_json()
+        out["file"] = paths[0]
+        return out
+    return {
+        "files": [dict(v.to_json(), file=p) for p, v in zip(paths, verdicts, strict=True)],
+        "comparison": {
+            "same_match": comparison.same_match,
+            "common_frames": comparison.common,
+            "frames": list(comparison.lengths),
+            "equivocation": None
+            if comparison.equivocation is None
+            else {
+                "seq": comparison.equivocation.seq,
+                "signer": str(comparison.equivocation.signer),
+                "evidence": comparison.equivocation.evidence,
+            },
+            "summary": comparison.summary,
+        },
+    }
+
+
+def _print_verdict(path: str, verdict: audit.Verdict) -> None:
+    print(f"{path}: {verdict.summary}")
+    for seat, name in verdict.names.items():
+        print(f"  {seat}: {name}, key {verdict.fingerprints[seat]}")
+    if verdict.options:
+        print(f"  options: {verdict.options['suits']} suits, {verdict.options['rounds']} rounds")
+    for number, scores in enumerate(verdict.round_scores, start=1):
+        print(f"  round {number}: {scores[0]} : {scores[1]}")
+    if verdict.bad is not None:
+        print(f"  bad frame: {verdict.bad.seq}")
+        print(f"  signed by: {verdict.bad.signer or 'no player (the signature does not verify)'}")
+        print(f"  what is wrong: {verdict.bad.reason}")
+        print(f"  evidence (the frame's exact bytes, hex): {verdict.bad.evidence}")
