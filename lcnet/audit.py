@@ -19,14 +19,14 @@ same position is proof of equivocation. With two files of the same match,
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcnet import identity, wire
 from lcnet.replaylog import ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
-from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session
+from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session, Step
 
 
 class VerdictKind(enum.Enum):
@@ -134,12 +134,20 @@ def audit_frames(
     frames: Sequence[bytes],
     evidence: Sequence[bytes] = (),
     torn: TornTail | None = None,
+    *,
+    on_step: Callable[[Session, Step], None] | None = None,
 ) -> Verdict:
-    """Audit a transcript given as its frames (and any evidence frames)."""
+    """Audit a transcript given as its frames (and any evidence frames).
+
+    ``on_step`` sees the observer after each frame (the replay viewer
+    collects its positions that way, without checking everything twice).
+    """
     observer = Session.observer()
     bad: BadFrame | None = None
     for index, raw in enumerate(frames):
         step = observer.receive(raw)
+        if on_step is not None:
+            on_step(observer, step)
         if observer.dispute is not None and observer.dispute.detected_by is None:
             # Found by the audit itself: proof. (A player's dispute that the
             # audit cannot confirm ends the transcript without proving anything.)

@@ -1,0 +1,230 @@
+"""A saved match as a sequence of positions, for ``lcnet replay``.
+
+:func:`load` runs the transcript through an observer session (the same
+checks as ``lcnet audit``) and keeps every position: the start of each round
+and the table after each turn. For a round whose two seeds were revealed,
+every card is known and positions are rebuilt with both hands; for a round
+still hidden (an unfinished match), positions show only what was public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lcnet import audit, identity
+from lcnet.cards import Card, format_cards
+from lcnet.engine import Round, Turn
+from lcnet.replaylog import ReplayContents, TornTail
+from lcnet.seat import Seat
+from lcnet.session import RoundStarted, RoundVerified, Session, Step, TurnPlayed
+
+
+@dataclass(frozen=True)
+class Position:
+    """The table at one step of the match."""
+
+    round: int
+    """Round number, from 1."""
+    turn: int
+    """Turns played in this round so far."""
+    table: Round
+    hands_known: bool
+    """Whether ``table``'s hands are the real ones (the round's seeds are revealed)."""
+    last: tuple[Seat, Turn] | None
+    """The move that led here."""
+    drawn: Card | None
+    """The card that move drew, when it is known."""
+    totals_before: tuple[int, int]
+    """Match totals before this round."""
+
+    @property
+    def scores(self) -> tuple[int, int]:
+        return self.table.scores()
+
+
+@dataclass
+class MatchRecord:
+    """Everything ``lcnet replay`` shows about a match."""
+
+    names: dict[Seat, str]
+    fingerprints: dict[Seat, str]
+    suits: int
+    rounds: int
+    positions: list[Position]
+    round_starts: list[int]
+    """Index into ``positions`` of each round's first position."""
+    verdict: audit.Verdict
+    round_scores: list[tuple[int, int]] = field(default_factory=list)
+
+    def name(self, seat: Seat) -> str:
+        return self.names.get(seat, str(seat))
+
+
+def load(
+    frames: Sequence[bytes], evidence: Sequence[bytes] = (), torn: TornTail | None = None
+) -> MatchRecord:
+    """Replay a transcript into positions, checking it as ``audit`` does."""
+    collector = _Collector()
+    verdict = audit.audit_frames(frames, evidence, torn, on_step=collector.step)
+    observer = collector.observer
+    names: dict[Seat, str] = {}
+    prints: dict[Seat, str] = {}
+    suits, rounds = 5, 0
+    scores: list[tuple[int, int]] = []
+    if observer is not None:
+        names = dict(observer.names)
+        prints = {seat: identity.fingerprint(key) for seat, key in observer.keys.items()}
+        if observer.options:
+            suits, rounds = observer.options.suits, observer.options.rounds
+        if observer.match:
+            scores = list(observer.match.round_scores)
+    return MatchRecord(
+        names=names,
+        fingerprints=prints,
+        suits=suits,
+        rounds=rounds,
+        positions=collector.positions,
+        round_starts=collector.round_starts,
+        verdict=verdict,
+        round_scores=scores,
+    )
+
+
+class _Collector:
+    """Keeps a position for each round start and each turn, as the audit goes."""
+
+    def __init__(self) -> None:
+        self.observer: Session | None = None
+        self.positions: list[Position] = []
+        self.round_starts: list[int] = []
+        self._turns: list[tuple[Seat, Turn]] = []
+        self._starter = Seat.HOST
+        self._totals = (0, 0)
+
+    def step(self, observer: Session, step: Step) -> None:
+        self.observer = observer
+        for event in step.events:
+            if isinstance(event, RoundStarted):
+                self._starter = event.starter
+                self._turns = []
+                self.round_starts.append(len(self.positions))
+                self.positions.append(
+                    Position(event.round, 0, self._table(observer), False, None, None, self._totals)
+                )
+            elif isinstance(event, TurnPlayed):
+                self._turns.append((event.seat, event.turn))
+                self.positions.append(
+                    Position(
+                        event.round,
+                        len(self._turns),
+                        self._table(observer),
+                        False,
+                        (event.seat, event.turn),
+                        event.drawn,
+                        self._totals,
+                    )
+                )
+            elif isinstance(event, RoundVerified):
+                start = self.round_starts[-1]
+                self.positions[start:] = _full_positions(
+                    event.round, event.deck.order, self._starter, self._turns, self._totals
+                )
+                self._totals = (
+                    self._totals[0] + event.scores[0],
+                    self._totals[1] + event.scores[1],
+                )
+
+    @staticmethod
+    def _table(observer: Session) -> Round:
+        assert observer.round is not None and observer.round.table is not None
+        return observer.round.table.copy()
+
+
+def load_contents(contents: ReplayContents) -> MatchRecord:
+    return load(contents.frames, contents.evidence, contents.torn)
+
+
+def _full_positions(
+    number: int,
+    order: Sequence[Card],
+    starter: Seat,
+    turns: Sequence[tuple[Seat, Turn]],
+    totals: tuple[int, int],
+) -> list[Position]:
+    table = Round.deal(order, int(starter))
+    out = [Position(number, 0, table.copy(), True, None, None, totals)]
+    for index, (seat, turn) in enumerate(turns, start=1):
+        table.push_turn(turn, int(seat))
+        drawn = table.hand(int(seat))[-1]
+        out.append(Position(number, index, table.copy(), True, (seat, turn), drawn, totals))
+    return out
+
+
+# --------------------------------------------------------------- as text
+
+
+def describe_move(record: MatchRecord, position: Position) -> str:
+    if position.last is None:
+        starter = Seat(position.table.to_move) if position.turn == 0 else None
+        who = record.name(starter) if starter is not None else "?"
+        return f"round {position.round} begins; {who} starts"
+    seat, turn = position.last
+    text = f"{record.name(seat)}: {turn}"
+    if position.drawn is not None and (position.hands_known or turn.draw.suit is not None):
+        text += f" (drew {position.drawn})"
+    return text
+
+
+def render_text(record: MatchRecord, position: Position, perspective: Seat | None) -> list[str]:
+    """The table at ``position`` as plain lines.
+
+    ``perspective`` is the seat whose hand is shown, or ``None`` for both
+    hands (only known once the round's seeds are revealed).
+    """
+    table = position.table
+    lines = [
+        f"round {position.round}/{record.rounds}, turn {position.turn}: "
+        f"{describe_move(record, position)}"
+    ]
+    for seat in Seat:
+        exps = "  ".join(
+            f"{suit.letter}:{format_cards(table.expedition(int(seat), suit)) or '-'}"
+            f"({table.expedition_value(int(seat), suit):+d})"
+            if table.expedition(int(seat), suit)
+            else f"{suit.letter}:-"
+            for suit in table.suits
+        )
+        score = table.score(int(seat))
+        total = position.totals_before[int(seat)] + score
+        lines.append(f"  {record.name(seat)} ({seat}): {exps}  round {score:+d}, match {total:+d}")
+        show = position.hands_known and (perspective is None or perspective is seat)
+        if show:
+            hand = sorted(table.hand(int(seat)), key=lambda c: c.id)
+            lines.append(f"    hand: {format_cards(hand)}")
+        else:
+            known = table.public_hand_cards(int(seat))
+            extra = f" (known: {format_cards(known)})" if known else ""
+            lines.append(f"    hand: {len(table.hand(int(seat)))} cards, hidden{extra}")
+    tops = "  ".join(
+        f"{suit.letter}:{table.discard_pile(suit)[-1] if table.discard_pile(suit) else '-'}"
+        for suit in table.suits
+    )
+    lines.append(f"  discard piles: {tops}   draw pile: {table.draw_pile_size}")
+    return lines
+
+
+def text_lines(record: MatchRecord, perspective: Seat | None = None) -> list[str]:
+    """The whole match, position after position, for ``lcnet replay --text``."""
+    out = [
+        f"{record.name(Seat.HOST)} (host, {record.fingerprints.get(Seat.HOST, '?')}) vs "
+        f"{record.name(Seat.JOINER)} (joiner, {record.fingerprints.get(Seat.JOINER, '?')}); "
+        f"{record.suits} suits, {record.rounds} rounds"
+    ]
+    for position in record.positions:
+        out.extend(render_text(record, position, perspective))
+        if position.table.is_over:
+            a, b = position.scores
+            out.append(f"round {position.round} over: {a} : {b}")
+    out.append(f"audit: {record.verdict.summary}")
+    return out
