@@ -13,11 +13,16 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Final
 
+from lcnet import localmatch
 from lcnet.bots import Bot, make_bot, parse_bot_spec
-from lcnet.engine import DEFAULT_ROUNDS, Match, Round
+from lcnet.engine import DEFAULT_ROUNDS, Match, Round, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError, UsageError
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions
 
 MAX_TURNS_PER_ROUND: Final = 1000
 """Safety cap on turns per round in bot-vs-bot play.
@@ -134,6 +139,65 @@ def play_game(
     return GameResult(index, seats, tuple(match.round_scores))
 
 
+def play_game_signed(
+    specs: tuple[str, str],
+    index: int,
+    seed: int,
+    *,
+    rounds: int = DEFAULT_ROUNDS,
+    suits: int = 5,
+    max_turns: int = MAX_TURNS_PER_ROUND,
+    replay_dir: Path | None = None,
+) -> GameResult:
+    """Like :func:`play_game`, but through two real protocol sessions (signed
+    frames, masked deck, coin for the first starter), writing both peers'
+    replay files into ``replay_dir`` when given."""
+    labels = bot_labels(specs)
+    rng = game_rng(seed, index)
+    first = index % 2
+    seat_specs = (specs[first], specs[1 - first])
+    seats = (labels[first], labels[1 - first])
+    bots = [make_bot(seat_specs[p], random.Random(rng.getrandbits(64))) for p in (0, 1)]
+    peers: dict[Seat, localmatch.Peer] = {}
+
+    def decider(seat: Seat) -> localmatch.Decide:
+        def decide(view: View) -> Turn:
+            track = peers[seat].session.round
+            if track is not None and len(track.turns) >= max_turns:
+                raise BotDefect(f"the round reached {max_turns} turns without ending")
+            return bots[seat].choose_turn(view)
+
+        return decide
+
+    peers.update(
+        localmatch.new_peers(
+            {seat: decider(seat) for seat in Seat},
+            options=MatchOptions(suits=suits, rounds=rounds),
+            rng=random.Random(rng.getrandbits(64)),
+            names={Seat.HOST: seats[0], Seat.JOINER: seats[1]},
+        )
+    )
+    if replay_dir is not None:
+        created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        localmatch.open_replays(peers, replay_dir, f"selfplay-{seed}-{index:04d}", created)
+    try:
+        localmatch.run(peers)
+    except BotDefect as exc:
+        return GameResult(index, seats, _scores_of(peers), defect=str(exc))
+    finally:
+        localmatch.close_replays(peers)
+    session = peers[Seat.HOST].session
+    if session.dispute is not None or not session.sealed:
+        reason = session.dispute.reason if session.dispute else "the match did not end"
+        return GameResult(index, seats, _scores_of(peers), defect=f"protocol: {reason}")
+    return GameResult(index, seats, _scores_of(peers))
+
+
+def _scores_of(peers: dict[Seat, localmatch.Peer]) -> tuple[tuple[int, int], ...]:
+    match = peers[Seat.HOST].session.match
+    return tuple(match.round_scores) if match is not None else ()
+
+
 @dataclass
 class Tally:
     """Wins, draws and mean scores over a run, per bot label."""
@@ -192,15 +256,26 @@ def run(
     jobs: int = 1,
     max_turns: int = MAX_TURNS_PER_ROUND,
     on_result: Callable[[GameResult], None] | None = None,
+    signed: bool = False,
+    replay_dir: Path | None = None,
 ) -> Tally:
-    """Play ``games`` matches and tally them (in ``jobs`` processes)."""
+    """Play ``games`` matches and tally them (in ``jobs`` processes).
+
+    With ``signed`` (implied by ``replay_dir``) every match runs through two
+    real protocol sessions and, with ``replay_dir``, both replay files are kept.
+    """
     if games < 0:
         raise UsageError("the number of games cannot be negative")
     tally = Tally(bot_labels(specs))
+    play: Callable[..., GameResult] = play_game
+    extra: dict[str, object] = {}
+    if signed or replay_dir is not None:
+        play = play_game_signed
+        extra = {"replay_dir": replay_dir}
     results: Iterable[GameResult]
     if jobs <= 1 or games <= 1:
         results = (
-            play_game(specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns)
+            play(specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns, **extra)
             for i in range(games)
         )
         for result in results:
@@ -212,7 +287,9 @@ def run(
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [
-            pool.submit(play_game, specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns)
+            pool.submit(
+                play, specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns, **extra
+            )
             for i in range(games)
         ]
         for future in futures:

@@ -6,6 +6,7 @@ import argparse
 import json
 import random
 import sys
+from pathlib import Path
 
 from lcnet.bots import BOTS
 from lcnet.engine import DEFAULT_ROUNDS
@@ -64,6 +65,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument(
+        "--replays",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="play every match through the real signed protocol (two sessions in this "
+        "process) and save both players' replay files in DIR",
+    )
+    parser.add_argument(
         "--progress", action="store_true", help="print a line per finished game to standard error"
     )
     parser.set_defaults(func=main)
@@ -97,6 +106,7 @@ def main(args: argparse.Namespace) -> int:
         suits=args.suits,
         jobs=args.jobs,
         on_result=progress,
+        replay_dir=args.replays,
     )
     if args.json:
         print(json.dumps(_as_json(tally, args, seed), indent=2))

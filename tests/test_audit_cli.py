@@ -1,0 +1,88 @@
+"""``lcnet audit`` and ``lcnet selfplay --replays``: verdicts, JSON and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lcnet.cli import main
+from lcnet.replaylog import read_replay
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("replays")
+    assert (
+        main(
+            [
+                "selfplay",
+                "--games",
+                "1",
+                "--bots",
+                "random,random",
+                "--rounds",
+                "1",
+                "--seed",
+                "5",
+                "--replays",
+                str(directory),
+            ]
+        )
+        == 0
+    )
+    host = directory / "selfplay-5-0000-host.lcnet"
+    joiner = directory / "selfplay-5-0000-joiner.lcnet"
+    torn = directory / "torn.lcnet"
+    torn.write_bytes(host.read_bytes()[:5000])
+    return {"host": host, "joiner": joiner, "torn": torn, "dir": directory}
+
+
+def test_selfplay_writes_both_files_and_no_side_files(files: dict[str, Path]) -> None:
+    names = sorted(p.name for p in files["dir"].iterdir())
+    assert "selfplay-5-0000-host.lcnet" in names and "selfplay-5-0000-joiner.lcnet" in names
+    assert not [n for n in names if n.endswith(".secret")]  # the match is over
+    assert read_replay(files["host"]).frames == read_replay(files["joiner"]).frames
+
+
+def test_a_complete_match_is_valid(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", str(files["host"])]) == 0
+    out = capsys.readouterr().out
+    assert "VALID" in out and "sealed by both players" in out
+
+
+def test_json_verdict(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", str(files["joiner"]), "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["verdict"] == "valid"
+    assert set(verdict["players"]) == {"host", "joiner"}
+    assert len(verdict["round_scores"]) == 1 and len(verdict["totals"]) == 2
+
+
+def test_two_files_of_one_match_agree(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", str(files["host"]), str(files["joiner"])]) == 0
+    assert "the files hold the same" in capsys.readouterr().out
+
+
+def test_a_torn_file_is_incomplete(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["audit", str(files["torn"]), "--json"]) == 3
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["verdict"] == "incomplete" and verdict["torn"]["reason"]
+    assert "owes" in verdict["owed"]
+
+
+def test_an_unreadable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.lcnet"
+    junk.write_bytes(b"hello")
+    assert main(["audit", str(junk)]) == 2
+    assert main(["audit", str(tmp_path / "missing.lcnet")]) == 2
+    err = capsys.readouterr().err
+    assert "not an lcnet replay file" in err and "no such replay file" in err
+    assert "Traceback" not in err
