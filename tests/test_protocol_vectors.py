@@ -1,0 +1,55 @@
+"""The frame test vectors of docs/PROTOCOL.md §8.2, read from the document itself."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nacl.signing
+
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Session
+
+SPEC = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
+
+
+def spec_frames() -> tuple[list[bytes], list[str], str]:
+    """The hex blocks of §8.2: frames, their chain hashes, and the game id."""
+    text = SPEC.read_text(encoding="utf-8").split("### 8.2 Frames", 1)[1]
+    frames = []
+    for block in re.findall(r"Frame \d, `\w+` \(\d+ bytes\):\n\n((?:    [0-9a-f]+\n)+)", text):
+        frames.append(bytes.fromhex("".join(block.split())))
+    chains = re.findall(r"chain\(frame \d\) = ([0-9a-f]{64})", text)
+    game = re.findall(r"game id        = ([0-9a-f]{64})", text)[0]
+    return frames, chains, game
+
+
+def test_the_first_frames_match_the_specification() -> None:
+    frames, chains, game = spec_frames()
+    assert len(frames) == len(chains) == 3
+    joiner = Session.joiner(
+        nacl.signing.SigningKey(bytes(range(32, 64))), bytes(range(96, 128)), name="Joe"
+    )
+    host = Session.host(
+        nacl.signing.SigningKey(bytes(range(32))),
+        bytes(range(64, 96)),
+        name="Hana",
+        options=MatchOptions(suits=5, rounds=3),
+    )
+    hello = joiner.start().outgoing[0]
+    welcome = host.receive(hello.raw).outgoing[0]
+    coin = joiner.receive(welcome.raw).outgoing[0]
+    assert [hello.raw, welcome.raw, coin.raw] == frames
+    assert [f.hash.hex() for f in (hello, welcome, coin)] == chains
+    assert joiner.game_id is not None and joiner.game_id.hex() == game
+    assert joiner.first_starter is Seat.JOINER
+
+
+def test_an_independent_reader_accepts_the_specified_frames() -> None:
+    # A fresh observer, given only the bytes from the document, agrees.
+    frames, _, game = spec_frames()
+    observer = Session.observer()
+    for raw in frames:
+        assert observer.receive(raw).accepted is not None
+    assert observer.game_id is not None and observer.game_id.hex() == game
+    assert observer.names == {Seat.JOINER: "Joe", Seat.HOST: "Hana"}
