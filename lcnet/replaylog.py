@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum
 import os
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -282,15 +282,52 @@ class ReplayWriter:
         writer.frames_written = len(contents.frames)
         return writer, contents
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, *, sync: bool = True) -> None:
         written = os.write(self._fd, data)
         if written != len(data):  # a regular file takes a whole write or fails
             raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
-        os.fsync(self._fd)
+        if sync:
+            os.fsync(self._fd)
 
-    def append_frame(self, frame: bytes) -> None:
-        """Append a transcript frame durably (call before sending it)."""
-        self._write(_record(RecordKind.FRAME, frame))
+    def append_step(
+        self,
+        *,
+        received: bytes | None = None,
+        note: Mapping[str, Any] | None = None,
+        evidence: bytes | None = None,
+        sent: Sequence[bytes] = (),
+    ) -> None:
+        """Record what one protocol step produced, in order, with one write.
+
+        The file is synced to disk only when the step has frames to send:
+        they must be durable before they leave. A received frame alone is
+        not synced at once; it is synced with the next frame this peer sends,
+        and if a crash loses it first, the peer that sent it sends it again
+        when the two reconnect.
+        """
+        data = b""
+        if evidence is not None:
+            data += _record(RecordKind.EVIDENCE, evidence)
+        if received is not None:
+            data += _record(RecordKind.FRAME, received)
+            if note is not None:
+                data += _record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True))
+        for frame in sent:
+            data += _record(RecordKind.FRAME, frame)
+        if data:
+            self._write(data, sync=bool(sent))
+            self.frames_written += (received is not None) + len(sent)
+
+    def append_frame(self, frame: bytes, note: Mapping[str, Any] | None = None) -> None:
+        """Append a transcript frame durably (call before sending it).
+
+        A ``note`` (local annotations such as the receive time) goes in the
+        same write, right after the frame.
+        """
+        data = _record(RecordKind.FRAME, frame)
+        if note is not None:
+            data += _record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True))
+        self._write(data)
         self.frames_written += 1
 
     def append_evidence(self, frame: bytes) -> None:

@@ -494,18 +494,20 @@ class Session:
     def receive(self, raw: bytes) -> Step:
         """Take one frame from the peer: check it, apply it, answer it."""
         step = Step()
-        if self.phase is Phase.OVER:
-            step.events.append(FrameDropped("the match is over"))
-            self.dropped += 1
-            return step
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
         except wire.MalformedFrame as exc:
             self.dropped += 1
             step.events.append(FrameDropped(str(exc)))
             return step
-        if frame.message.CONTROL:
+        if frame.message.CONTROL:  # still useful after the end: the last syncs
             return self._receive_control(frame, step)
+        if self.phase is Phase.OVER:
+            if frame.seq is not None and frame.seq < len(self.chain):
+                return self._receive_old(frame, step)
+            step.events.append(FrameDropped("the match is over"))
+            self.dropped += 1
+            return step
         assert frame.seq is not None
         if frame.seq < len(self.chain):
             return self._receive_old(frame, step)

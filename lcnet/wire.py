@@ -375,6 +375,17 @@ class Pong(Message):
     CHECKS: ClassVar[Mapping[str, _Check]] = {"n": _is_int(0, MAX_SEQ)}
 
 
+@dataclass(frozen=True)
+class Busy(Message):
+    """Control: the host turns away a peer that is not its opponent (unverified
+    by the receiver, who knows no key of the host; it only explains the refusal)."""
+
+    TYPE: ClassVar[str] = "busy"
+    CONTROL: ClassVar[bool] = True
+    reason: str
+    CHECKS: ClassVar[Mapping[str, _Check]] = {"reason": _is_text(MAX_REASON_BYTES)}
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -393,6 +404,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Sync,
         Ping,
         Pong,
+        Busy,
     )
 }
 

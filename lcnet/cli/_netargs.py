@@ -1,0 +1,46 @@
+"""Arguments shared by the commands that play over the network."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lcnet.bots import BOTS
+from lcnet.net import Timing
+from lcnet.netplay import DEFAULT_REPLAYS, Player
+
+
+def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> None:
+    parser.add_argument("--bot", metavar="LEVEL", help=bot_help + f" ({', '.join(BOTS)})")
+    parser.add_argument(
+        "--replays",
+        metavar="DIR",
+        type=Path,
+        default=DEFAULT_REPLAYS,
+        help=f"where to save the match's replay file (default: {DEFAULT_REPLAYS}/)",
+    )
+    timing = Timing()
+    parser.add_argument(
+        "--ping-interval",
+        type=float,
+        default=timing.ping_interval,
+        metavar="S",
+        help=f"advanced: seconds between liveness checks (default {timing.ping_interval})",
+    )
+    parser.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=timing.peer_timeout,
+        metavar="S",
+        help="advanced: seconds without an answer before the opponent counts as "
+        f"disconnected (default {timing.peer_timeout})",
+    )
+
+
+def player_from(args: argparse.Namespace) -> Player:
+    if args.bot is not None:
+        from lcnet.bots import parse_bot_spec
+
+        parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
+    timing = Timing(ping_interval=args.ping_interval, peer_timeout=args.peer_timeout)
+    return Player(bot=args.bot, replays=args.replays, timing=timing)

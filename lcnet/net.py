@@ -1,0 +1,603 @@
+"""Play over the network: the ZeroMQ adapter that carries a session's frames.
+
+The host binds a ROUTER socket and the joiner connects a DEALER (PAIR is
+unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
+
+* writes every frame to the replay file (one write, fsync) *before* sending it,
+  and every accepted frame from the peer as it arrives;
+* sends ``sync`` on every (re)connection, and the peer that holds more frames
+  resends the missing ones from its transcript, because ZeroMQ silently drops
+  messages in flight when a connection breaks (duplicates are ignored);
+* checks liveness twice: ZMTP heartbeats find a dead process or network, and
+  ``ping``/``pong`` find a program that hangs;
+* turns away a third peer with a ``busy`` frame, without disturbing the match;
+* counts, and otherwise ignores, anything that does not decode or verify.
+
+:class:`NetPeer` implements :class:`~lcnet.client.MatchClient`, so the
+terminal UI, the line mode and the bot driver run on it unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket as _socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import zmq
+import zmq.asyncio
+from zmq.utils.monitor import recv_monitor_message
+
+from lcnet import identity, wire
+from lcnet.client import Status, Update
+from lcnet.engine import Turn
+from lcnet.errors import LocalProtocolError, UserError
+from lcnet.replaylog import ReplayWriter
+from lcnet.seat import Seat
+from lcnet.session import (
+    DisputeRaised,
+    FrameGap,
+    MatchEnded,
+    Session,
+    Step,
+)
+
+DEFAULT_PORT: Final = 48150
+"""The TCP port ``lcnet host`` listens on unless told otherwise."""
+
+MAX_MESSAGE_BYTES: Final = 64 * 1024
+"""ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
+refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
+connection before it is read into memory."""
+
+HEARTBEAT_IVL_MS: Final = 1000
+HEARTBEAT_TIMEOUT_MS: Final = 5000
+"""ZMTP heartbeats: a connection silent for 5 s is dead (process or network)."""
+
+CLOSE_LINGER_MS: Final = 2000
+"""On close, up to 2 s to deliver what is still queued (the last frames)."""
+
+SYNC_MIN_INTERVAL: Final = 0.5
+"""At most two sync frames a second: they are cheap, but a loop of them is not."""
+
+PROTOCOL_MISMATCH = "the other side does not speak the lcnet protocol (or another version of it)"
+
+
+class NetError(UserError):
+    """A network problem the user can act on (the message says how)."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Liveness timing; tests shorten it, people never need to."""
+
+    ping_interval: float = 2.0
+    """Seconds between pings (and, while waiting for the peer, syncs)."""
+    peer_timeout: float = 10.0
+    """No frame and no pong for this long: the opponent counts as disconnected."""
+    connect_timeout: float = 30.0
+    """The joiner gives up if the host never answers within this time."""
+    end_grace: float = 3.0
+    """After the match ends, how long to stay to deliver or re-send the last frames."""
+
+
+PeerCheck = Callable[[Seat, str, bytes], None]
+"""Called with the peer's seat, name and key before the match goes on; raises
+:class:`UserError` to refuse the peer (e.g. a changed key)."""
+
+
+def tofu_check(home: Path | None = None) -> PeerCheck:
+    """Trust on first use against the known-peers file; a changed key refuses the peer."""
+
+    def check(seat: Seat, name: str, key: bytes) -> None:
+        result = identity.check_peer(name, key, home)
+        if result.status is identity.PeerStatus.CHANGED:
+            raise NetError(result.warning or f"{name}'s key has changed")
+
+    return check
+
+
+class NetPeer:
+    """One side of a networked match: a session, its replay file and a socket."""
+
+    def __init__(
+        self,
+        session: Session,
+        sock: zmq.asyncio.Socket,
+        *,
+        writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
+        timing: Timing = Timing(),
+        peer_check: PeerCheck | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        if session.seat is None:
+            raise LocalProtocolError("a network peer plays a seat")
+        self._seat: Seat = session.seat
+        self._session = session
+        self._sock = sock
+        self._writer: ReplayWriter | None = None
+        self._open_writer: Callable[[Session], ReplayWriter] | None = None
+        if isinstance(writer, ReplayWriter):
+            self._writer = writer
+        else:
+            self._open_writer = writer
+        self._timing = timing
+        self._peer_check = peer_check
+        self._clock = clock
+        self._wall = wall_clock
+        self._updates: asyncio.Queue[Update] = asyncio.Queue()
+        self._status = Status.WAITING_FOR_PEER if self._seat is Seat.HOST else Status.CONNECTING
+        self._peer_ident: bytes | None = None
+        self._last_heard = clock()
+        self._last_sync = -1e9
+        self._ping_n = 0
+        self._resign_pending = False
+        self._failure: UserError | None = None
+        self._peer_done = asyncio.Event()
+        self._ended = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.dropped = 0
+        """Frames dropped because they did not decode, verify or belong here."""
+        self.turned_away = 0
+        """Third peers sent away with a busy frame."""
+
+    # -- MatchClient
+
+    @property
+    def seat(self) -> Seat:
+        return self._seat
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def status(self) -> Status:
+        return self._status
+
+    @property
+    def replay_path(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    @property
+    def failure(self) -> UserError | None:
+        """Why the peer stopped early (a refused peer, an unreachable host)."""
+        return self._failure
+
+    async def next_update(self) -> Update:
+        return await self._updates.get()
+
+    async def play(self, turn: Turn) -> None:
+        if not self._session.awaiting_decision:
+            raise LocalProtocolError("it is not your move")
+        self._commit(self._session.play(turn))
+
+    async def resign(self) -> None:
+        if self._session.is_over:
+            return
+        if self._session.speaker is self._seat:
+            self._commit(self._session.resign())
+        else:
+            self._resign_pending = True
+            self._notice("you will resign as soon as it is your turn to speak")
+
+    # -- running
+
+    def start(self) -> None:
+        """Start the receive, timer and connection-monitor tasks."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._receive_loop()),
+            loop.create_task(self._tick_loop()),
+            loop.create_task(self._monitor_loop()),
+        ]
+        if self._session.next_seq == 0 and self._seat is Seat.JOINER:
+            self._commit(self._session.start())
+        elif self._session.chain:
+            self._send_sync(force=True)
+            self._resend_last_own()
+
+    async def wait_closed(self) -> None:
+        """Wait until the match is over and the last frames had their chance to arrive."""
+        await self._ended.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._peer_done.wait(), self._timing.end_grace)
+
+    async def aclose(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._sock.close(linger=CLOSE_LINGER_MS)
+        if self._writer is not None:
+            self._writer.close()
+
+    # -- receiving
+
+    async def _receive_loop(self) -> None:
+        while True:
+            try:
+                parts = await self._sock.recv_multipart()
+            except zmq.ZMQError:
+                return
+            if self._seat is Seat.HOST:
+                if len(parts) != 2:
+                    self.dropped += 1
+                    continue
+                ident, raw = parts
+            else:
+                if len(parts) != 1:
+                    self.dropped += 1
+                    continue
+                ident, raw = b"", parts[0]
+            try:
+                self._handle(ident, raw)
+            except UserError as exc:  # a refused peer: stop, with the reason
+                self._fail(exc)
+
+    def _handle(self, ident: bytes, raw: bytes) -> None:
+        session = self._session
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=session.peer_minor > 0)
+        except wire.MalformedFrame:
+            self.dropped += 1
+            return
+        if self._seat is Seat.HOST and not self._accept_sender(ident, frame):
+            return
+        if frame.message.CONTROL:
+            self._on_control(frame)
+            return
+        if self._seat is Seat.JOINER and isinstance(frame.message, wire.Welcome):
+            self._check_peer(Seat.HOST, frame.message.name, frame.message.key)
+        step = session.receive(raw)
+        if step.accepted is not None or step.events:
+            self._heard()
+        if step.accepted is None and step.evidence is None and not step.outgoing:
+            if any(isinstance(e, FrameGap) for e in step.events):
+                self._send_sync(force=False)
+            else:
+                self.dropped += sum(1 for e in step.events if type(e).__name__ == "FrameDropped")
+        self._commit(step)
+
+    def _accept_sender(self, ident: bytes, frame: wire.Frame) -> bool:
+        """The host talks to one joiner: the one that signs as the joiner of this match."""
+        session = self._session
+        if ident == self._peer_ident:
+            return True
+        joiner_key = session.keys.get(Seat.JOINER)
+        signed = joiner_key is not None and _verifies(frame, joiner_key)
+        if signed and (frame.game == session.game_id):
+            self._peer_ident = ident  # the joiner, on a new connection (handover)
+            return True
+        if (
+            self._peer_ident is None
+            and joiner_key is None
+            and isinstance(frame.message, wire.Hello)
+            and frame.seq == 0
+            and _verifies(frame, frame.message.key)
+        ):
+            self._check_peer(Seat.JOINER, frame.message.name, frame.message.key)
+            self._peer_ident = ident
+            return True
+        if isinstance(frame.message, wire.Hello | wire.Sync):
+            self._turn_away(ident)
+        else:
+            self.dropped += 1
+        return False
+
+    def _turn_away(self, ident: bytes) -> None:
+        self.turned_away += 1
+        if self._session.game_id is None or self._session._signing_key is None:
+            return
+        reason = "this host is already playing a match with someone else"
+        busy = self._session.control(wire.Busy(reason=reason))
+        self._send_to(ident, busy.raw)
+
+    def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
+        if self._peer_check is not None and seat not in self._session.keys:
+            self._peer_check(seat, name, key)
+
+    def _on_control(self, frame: wire.Frame) -> None:
+        message = frame.message
+        if isinstance(message, wire.Busy):
+            if self._seat is Seat.JOINER and self._session.next_seq <= 1:
+                self._fail(NetError(f"the host turned us away: {message.reason}"))
+            return
+        step = self._session.receive(frame.raw)
+        if not any(type(e).__name__ == "ControlReceived" for e in step.events):
+            self.dropped += 1
+            return
+        self._heard()
+        if isinstance(message, wire.Ping):
+            self._send(self._session.control(wire.Pong(n=message.n)).raw)
+        elif isinstance(message, wire.Sync):
+            self._on_sync(message)
+
+    def _on_sync(self, message: wire.Sync) -> None:
+        session = self._session
+        have = min(message.have, len(session.chain))
+        for frame in session.chain[have:]:
+            if _verifies(frame, session.keys[self._seat]):
+                self._send(frame.raw)
+        if message.have == len(session.chain) and (
+            not session.chain or message.head == session.head
+        ):
+            if session.is_over:
+                self._peer_done.set()
+        else:
+            self._send_sync(force=False)
+
+    def _heard(self) -> None:
+        self._last_heard = self._clock()
+        waiting = (Status.DISCONNECTED, Status.CONNECTING, Status.WAITING_FOR_PEER)
+        if self._status in waiting and self._session.keys.get(self._seat.other) is not None:
+            self._set_status(Status.PLAYING)
+
+    # -- sending
+
+    def _commit(self, step: Step) -> None:
+        """Record a step in the replay file, then send its frames (in that order)."""
+        if (
+            self._writer is None
+            and self._open_writer is not None
+            and (step.accepted is not None or step.outgoing)
+        ):
+            # The file is named after the game, known from the first frame on.
+            self._writer = self._open_writer(self._session)
+        writer = self._writer
+        if writer is not None:
+            writer.append_step(
+                received=step.accepted.raw if step.accepted is not None else None,
+                note={"received": round(self._wall(), 3)} if step.accepted is not None else None,
+                evidence=step.evidence.raw if step.evidence is not None else None,
+                sent=[frame.raw for frame in step.outgoing],
+            )
+        for frame in step.outgoing:
+            self._send(frame.raw)
+        for event in step.events:
+            self._updates.put_nowait(Update(event=event))
+            if isinstance(event, MatchEnded | DisputeRaised):
+                self._ended.set()
+        self._refresh_status()
+        session = self._session
+        if self._resign_pending and not session.is_over and session.speaker is self._seat:
+            self._resign_pending = False
+            self._commit(session.resign())
+        if session.is_over:
+            self._send_sync(force=True)
+
+    def _send(self, raw: bytes) -> None:
+        if self._seat is Seat.JOINER:
+            _send_now(self._sock, [raw])
+        elif self._peer_ident is not None:
+            self._send_to(self._peer_ident, raw)
+
+    def _send_to(self, ident: bytes, raw: bytes) -> None:
+        _send_now(self._sock, [ident, raw])
+
+    def _send_sync(self, *, force: bool) -> None:
+        session = self._session
+        now = self._clock()
+        if not session.chain or session.game_id is None:
+            return
+        if not force and now - self._last_sync < SYNC_MIN_INTERVAL:
+            return
+        self._last_sync = now
+        head = session.head
+        assert head is not None
+        self._send(session.control(wire.Sync(have=len(session.chain), head=head)).raw)
+
+    def _resend_last_own(self) -> None:
+        for frame in reversed(self._session.chain):
+            if _verifies(frame, self._session.keys[self._seat]):
+                self._send(frame.raw)
+                return
+
+    # -- timers and connection events
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self._timing.ping_interval)
+            session = self._session
+            if session.game_id is None:
+                if (
+                    self._seat is Seat.JOINER
+                    and self._clock() - self._last_heard > self._timing.connect_timeout
+                ):
+                    self._fail(
+                        NetError(
+                            "no answer from the host: check the address and port, that "
+                            "`lcnet host` is running there, and that a firewall lets "
+                            "the port through"
+                        )
+                    )
+                continue
+            self._ping_n += 1
+            self._send(session.control(wire.Ping(n=self._ping_n)).raw)
+            if not session.is_over and session.speaker is not self._seat:
+                self._send_sync(force=False)
+            silent = self._clock() - self._last_heard
+            if silent > self._timing.peer_timeout and self._status is Status.PLAYING:
+                self._set_status(Status.DISCONNECTED)
+                self._notice(f"no answer from the opponent for {int(silent)} s")
+
+    async def _monitor_loop(self) -> None:
+        monitor = self._sock.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+        )
+        try:
+            while True:
+                event = await recv_monitor_message(monitor)
+                kind = event["event"]
+                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED and self._seat is Seat.JOINER:
+                    # (Re)connected: whatever was in flight may be lost; catch up.
+                    self._send_sync(force=True)
+                    self._resend_last_own()
+                elif (
+                    kind == zmq.EVENT_DISCONNECTED
+                    and self._seat is Seat.JOINER
+                    and self._status is Status.PLAYING
+                ):
+                    self._set_status(Status.DISCONNECTED)
+        except (zmq.ZMQError, asyncio.CancelledError):
+            pass
+        finally:
+            with contextlib.suppress(zmq.ZMQError):
+                self._sock.disable_monitor()
+            monitor.close(linger=0)
+
+    # -- status
+
+    def _refresh_status(self) -> None:
+        session = self._session
+        if session.dispute is not None:
+            self._set_status(Status.DISPUTE)
+        elif session.is_over:
+            self._set_status(Status.OVER)
+        elif session.keys.get(self._seat.other) is not None and self._status in (
+            Status.WAITING_FOR_PEER,
+            Status.CONNECTING,
+        ):
+            self._set_status(Status.PLAYING)
+
+    def _set_status(self, status: Status) -> None:
+        if status is not self._status:
+            self._status = status
+            self._updates.put_nowait(Update(status=status))
+
+    def _notice(self, text: str) -> None:
+        self._updates.put_nowait(Update(notice=text))
+
+    def _fail(self, exc: UserError) -> None:
+        if self._failure is None:
+            self._failure = exc
+            self._notice(str(exc))
+            self._set_status(Status.OVER)
+            self._ended.set()
+            self._peer_done.set()
+
+
+def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:
+    """Send without waiting; ``False`` if ZeroMQ could not take it now.
+
+    A frame that cannot go (no connection, the peer gone) is not lost: it is
+    in the transcript, and the sync after reconnecting sends it again.
+    """
+    try:
+        result = sock.send_multipart(parts, flags=zmq.NOBLOCK)
+    except zmq.ZMQError:
+        return False
+    if isinstance(result, asyncio.Future):
+        if result.done():
+            return result.exception() is None
+        result.add_done_callback(_swallow)
+    return True
+
+
+def _swallow(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: a failed send is recovered by the next sync
+
+
+def _verifies(frame: wire.Frame, key: bytes) -> bool:
+    try:
+        frame.verify(key)
+    except wire.BadSignature:
+        return False
+    return True
+
+
+# ------------------------------------------------------------- sockets
+
+
+def _common_options(sock: zmq.asyncio.Socket) -> None:
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
+    sock.setsockopt(zmq.LINGER, CLOSE_LINGER_MS)
+
+
+def bind_host(
+    context: zmq.asyncio.Context, address: str, port: int
+) -> tuple[zmq.asyncio.Socket, int]:
+    """A ROUTER socket bound to ``address:port`` (port 0: any free port); returns the port."""
+    sock = context.socket(zmq.ROUTER)
+    _common_options(sock)
+    sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+    sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    try:
+        sock.bind(_endpoint(address, port if port else "*"))
+    except zmq.ZMQError as exc:
+        sock.close(linger=0)
+        if exc.errno == zmq.EADDRINUSE:
+            raise NetError(
+                f"port {port} is already in use on {address}: another lcnet (or another "
+                "program) listens there; choose another with --port"
+            ) from None
+        raise NetError(f"cannot listen on {address}:{port}: {exc.strerror}") from None
+    last = sock.getsockopt(zmq.LAST_ENDPOINT)
+    text = last.decode() if isinstance(last, bytes) else str(last)
+    return sock, int(text.rsplit(":", 1)[1])
+
+
+def connect_joiner(context: zmq.asyncio.Context, host: str, port: int) -> zmq.asyncio.Socket:
+    """A DEALER socket connecting (and reconnecting, by itself) to the host."""
+    sock = context.socket(zmq.DEALER)
+    _common_options(sock)
+    sock.setsockopt(zmq.RECONNECT_IVL, 200)
+    sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+    try:
+        sock.connect(_endpoint(host, port))
+    except zmq.ZMQError as exc:
+        sock.close(linger=0)
+        raise NetError(f"cannot connect to {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+def _endpoint(host: str, port: int | str) -> str:
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            return f"tcp://[{host}]:{port}"
+    except ValueError:
+        pass
+    return f"tcp://{host}:{port}"
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` into host and port."""
+    text = text.strip()
+    if not text:
+        raise NetError("no host given: write e.g. `lcnet join 192.168.1.20` or `host:port`")
+    host, port_text = text, ""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port_text = rest[1:] if rest.startswith(":") else ""
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    if port_text:
+        if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+            raise NetError(f"bad port {port_text!r}: a port is a number from 1 to 65535")
+        return host, int(port_text)
+    return host, default_port
+
+
+def local_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, to tell the opponent.
+
+    Read from the host name's addresses; no packet is sent anywhere.
+    """
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for info in _socket.getaddrinfo(_socket.gethostname(), None, _socket.AF_INET):
+            address = str(info[4][0])
+            if not address.startswith("127.") and address not in found:
+                found.append(address)
+    return found

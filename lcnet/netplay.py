@@ -1,0 +1,295 @@
+"""Running a networked match end to end: identity, files, socket, and who plays.
+
+Shared by ``lcnet host``, ``join``, ``play`` and ``resume``: load (or create)
+the user's identity, make the match's replay file and private side file,
+open the socket, and hand the match to the player — the full-screen board,
+the plain line mode (when standard input is not a terminal), or a built-in
+bot. When the match ends the side file is deleted; when it is interrupted,
+the files stay and ``lcnet resume FILE`` continues it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import zmq.asyncio
+
+from lcnet import __version__, deal, identity, wire
+from lcnet.bots import make_bot
+from lcnet.client import MatchClient, Status
+from lcnet.errors import UserError
+from lcnet.net import NetPeer, Timing, bind_host, connect_joiner, tofu_check
+from lcnet.replaylog import (
+    ReplayContents,
+    ReplayHeader,
+    ReplayWriter,
+    delete_secret,
+    read_secret,
+    write_secret,
+)
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Session
+
+DEFAULT_REPLAYS: Final = Path("replays")
+"""Where replay files go unless --replays says otherwise (relative to the working directory)."""
+
+
+@dataclass
+class Player:
+    """Who makes this side's moves, and how the program talks to its user."""
+
+    bot: str | None = None
+    """A bot spec (``mcts``, ``greedy:...``), or ``None`` for a person."""
+    replays: Path = DEFAULT_REPLAYS
+    timing: Timing = field(default_factory=Timing)
+    say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)
+    """Status lines for the user (standard error, so standard output stays the game's)."""
+    home: Path | None = None
+    """LCNET_HOME override (tests); ``None`` uses the environment."""
+    extra_header: dict[str, Any] = field(default_factory=dict)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def replay_name(session: Session) -> str:
+    assert session.game_id is not None and session.seat is not None
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{session.game_id.hex()[:8]}-{session.seat}.lcnet"
+
+
+def _writer_factory(
+    player: Player, master: bytes, header_extra: dict[str, Any]
+) -> Callable[[Session], ReplayWriter]:
+    def open_writer(session: Session) -> ReplayWriter:
+        assert session.seat is not None
+        path = player.replays / replay_name(session)
+        extra = dict(header_extra)
+        extra.update(player.extra_header)
+        header = ReplayHeader(
+            seat=str(session.seat),
+            created=_now(),
+            software=f"lcnet {__version__}",
+            extra=extra,
+        )
+        # The side file first: no frame may depend on a secret not yet on disk.
+        write_secret(path, {"master": master, "seat": str(session.seat)})
+        return ReplayWriter.create(path, header)
+
+    return open_writer
+
+
+def _load_identity(player: Player) -> identity.Identity:
+    return identity.load_identity(player.home)
+
+
+# ------------------------------------------------------------------ running
+
+
+async def run_client(peer: NetPeer, player: Player) -> int:
+    """Let the player play ``peer``'s side to the end (or until it quits)."""
+    peer.start()
+    try:
+        if player.bot is not None:
+            code = await drive_bot(peer, player.bot, player.say)
+        elif sys.stdin.isatty() and sys.stdout.isatty():
+            from lcnet.ui.game import run_tui
+
+            code = await run_tui(peer)
+        else:
+            from lcnet.ui.lines import run_lines
+
+            code = await run_lines(peer, sys.stdin, sys.stdout)
+        if peer.session.is_over:
+            await peer.wait_closed()
+    finally:
+        await peer.aclose()
+    if peer.failure is not None:
+        raise peer.failure
+    _finish(peer, player)
+    return code
+
+
+def _finish(peer: NetPeer, player: Player) -> None:
+    path = peer.replay_path
+    session = peer.session
+    if path is None:
+        return
+    if session.is_over:
+        delete_secret(path)
+        player.say(f"match saved: {path}")
+        if session.dispute is not None:
+            player.say(f"the match stopped on a dispute; check it with: lcnet audit {path}")
+    else:
+        player.say(f"match not finished; it is saved in {path}")
+        player.say(f"continue it later with: lcnet resume {path}")
+
+
+async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) -> int:
+    """A built-in bot plays ``client``'s side (thinking in a worker thread, so that
+    the connection stays responsive)."""
+    bot = make_bot(spec)
+    while True:
+        session = client.session
+        if session.awaiting_decision:
+            view = session.view()
+            assert view is not None
+            turn = await asyncio.to_thread(bot.choose_turn, view)
+            await client.play(turn)
+            continue
+        if session.is_over or client.status is Status.OVER:
+            return _exit_code(client)
+        update = await client.next_update()
+        if update.notice:
+            say(update.notice)
+
+
+def _exit_code(client: MatchClient) -> int:
+    session = client.session
+    if session.dispute is not None:
+        return 1
+    failure = getattr(client, "failure", None)
+    return 1 if failure is not None else 0
+
+
+# ------------------------------------------------------------------ commands
+
+
+async def host_match(
+    *,
+    bind: str,
+    port: int,
+    options: MatchOptions,
+    player: Player,
+    on_listening: Callable[[str, int], None] | None = None,
+) -> int:
+    me = _load_identity(player)
+    master = deal.new_master_secret()
+    session = Session.host(me.signing_key, master, name=me.name, options=options)
+    context = zmq.asyncio.Context()
+    try:
+        sock, actual = bind_host(context, bind, port)
+        if on_listening is not None:
+            on_listening(bind, actual)
+        extra = {
+            "role": "host",
+            "bind": bind,
+            "port": actual,
+            "suits": options.suits,
+            "rounds": options.rounds,
+        }
+        peer = NetPeer(
+            session,
+            sock,
+            writer=_writer_factory(player, master, extra),
+            timing=player.timing,
+            peer_check=tofu_check(player.home),
+        )
+        return await run_client(peer, player)
+    finally:
+        context.term()
+
+
+async def join_match(*, host: str, port: int, player: Player) -> int:
+    me = _load_identity(player)
+    master = deal.new_master_secret()
+    session = Session.joiner(me.signing_key, master, name=me.name)
+    context = zmq.asyncio.Context()
+    try:
+        sock = connect_joiner(context, host, port)
+        extra = {"role": "joiner", "host": host, "port": port}
+        peer = NetPeer(
+            session,
+            sock,
+            writer=_writer_factory(player, master, extra),
+            timing=player.timing,
+            peer_check=tofu_check(player.home),
+        )
+        return await run_client(peer, player)
+    finally:
+        context.term()
+
+
+async def resume_match(
+    path: Path,
+    contents: ReplayContents,
+    *,
+    player: Player,
+    connect_to: tuple[str, int] | None = None,
+    on_listening: Callable[[str, int], None] | None = None,
+) -> int:
+    """Continue an unfinished match from its replay file and side file."""
+    seat = {"host": Seat.HOST, "joiner": Seat.JOINER}.get(contents.header.seat)
+    if seat is None:
+        raise UserError(f"{path} is not a player's replay file (seat {contents.header.seat!r})")
+    secrets = read_secret(path)
+    master = secrets.get("master")
+    if not isinstance(master, bytes) or len(master) != deal.MASTER_SECRET_SIZE:
+        raise UserError(f"the side file of {path} holds no valid master secret")
+    me = _load_identity(player)
+    options = _options_from(contents)
+    try:
+        session, due = Session.resume(
+            seat, me.signing_key, master, contents.frames, name=me.name, options=options
+        )
+    except Exception as exc:  # any failure to rebuild is the file's, or another identity's
+        raise UserError(
+            f"cannot resume {path}: {exc} (is this your file, made with your identity "
+            f"{me.fingerprint}?)"
+        ) from None
+    if session.is_over:
+        raise UserError(f"the match in {path} is already over; see it with: lcnet replay {path}")
+    extra = contents.header.extra
+    writer, _ = ReplayWriter.reopen(path)
+    for frame in due.outgoing:  # frames owed at the crash: record them before sending
+        writer.append_frame(frame.raw)
+    context = zmq.asyncio.Context()
+    try:
+        if seat is Seat.HOST:
+            bind = str(extra.get("bind", "0.0.0.0"))
+            port = int(extra.get("port", 0)) if connect_to is None else connect_to[1]
+            sock, actual = bind_host(context, bind, port)
+            if on_listening is not None:
+                on_listening(bind, actual)
+        else:
+            if connect_to is None:
+                address = extra.get("host")
+                port_value = extra.get("port")
+                if not isinstance(address, str) or not isinstance(port_value, int):
+                    raise UserError(f"{path} does not say where the host was")
+                connect_to = (address, port_value)
+            sock = connect_joiner(context, *connect_to)
+        peer = NetPeer(
+            session,
+            sock,
+            writer=writer,
+            timing=player.timing,
+            peer_check=tofu_check(player.home),
+        )
+        player.say(f"resuming {path}: {session.owed()}")
+        return await run_client(peer, player)
+    finally:
+        context.term()
+
+
+def _options_from(contents: ReplayContents) -> MatchOptions | None:
+    """The options the host offered: from the welcome frame, or the header if the
+    host stopped before sending it."""
+    for raw in contents.frames[:2]:
+        with contextlib.suppress(wire.MalformedFrame):
+            message = wire.decode_frame(raw).message
+            if isinstance(message, wire.Welcome):
+                return MatchOptions(suits=message.suits, rounds=message.rounds)
+    extra = contents.header.extra
+    suits, rounds = extra.get("suits"), extra.get("rounds")
+    if isinstance(suits, int) and isinstance(rounds, int):
+        return MatchOptions(suits=suits, rounds=rounds)
+    return None
