@@ -502,9 +502,11 @@ class Session:
             return step
         if frame.message.CONTROL:  # still useful after the end: the last syncs
             return self._receive_control(frame, step)
-        if self.phase is Phase.OVER:
+        if self.phase is Phase.OVER:  # fail closed: nothing changes any more
             if frame.seq is not None and frame.seq < len(self.chain):
-                return self._receive_old(frame, step)
+                if frame.raw == self.chain[frame.seq].raw:
+                    step.events.append(DuplicateIgnored(frame.seq))
+                    return step
             step.events.append(FrameDropped("the match is over"))
             self.dropped += 1
             return step
@@ -1193,6 +1195,8 @@ class Session:
 
     def _fail(self, exc: Violation, frame: wire.Frame, step: Step, *, in_chain: bool) -> None:
         """Stop the match on a violation and, as a player, tell the peer."""
+        if self.dispute is not None:
+            return  # the first violation is the one on record
         seq = exc.seq if exc.seq is not None else frame.seq
         if seq is None:
             seq = len(self.chain)
