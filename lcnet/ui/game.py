@@ -1,0 +1,785 @@
+"""The full-screen terminal game: one player's side of a match, in prompt_toolkit.
+
+:func:`run_tui` shows the board (:mod:`lcnet.ui.board`) of a match behind a
+:class:`~lcnet.client.MatchClient` and takes the player's moves by keys or
+typed in the card notation. Network updates arrive in a background task
+(``client.next_update()``), go through a :class:`~lcnet.ui.tracker.MatchTracker`
+and redraw the screen; moves go out with ``client.play()``. Nothing here
+knows about sockets.
+
+Keys (the help screen, ``?``, says the same):
+
+* choose a card with the arrows or its number, ``p`` plays it on your
+  expedition, ``d`` (or ``x``) discards it;
+* then draw: ``d`` or Enter from the draw pile, a suit letter
+  (``y b w g r p``) from that suit's discard pile, Esc to take the card back;
+* ``:`` (or Tab) types a command: a whole turn such as ``+r7 deck`` or
+  ``-b3 g``, a put-down alone (``+r7``), ``help``, ``resign``, ``quit``;
+  typing ``+`` or ``-`` starts such a command directly;
+* ``R`` resigns and ``q`` or Ctrl-C quits, each after a confirmation.
+
+An illegal choice is never ignored: the message line says which rule
+forbids it (the engine's :class:`~lcnet.errors.IllegalMoveError` reason).
+"""
+
+from __future__ import annotations
+
+import enum
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition, has_focus
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+
+from lcnet.cards import Card, Suit
+from lcnet.client import MatchClient, Status
+from lcnet.engine import Draw, PutDown, Turn, View
+from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
+from lcnet.session import DisputeRaised, MatchEnded, RoundVerified
+from lcnet.ui.board import (
+    SCREEN_WIDTH,
+    SUIT_NAMES,
+    DrawChoices,
+    Line,
+    board_lines,
+    clip,
+    interactive_hand_lines,
+    join_lines,
+    make_style,
+    no_color,
+    scoring_lines,
+    spread,
+    suit_class,
+)
+from lcnet.ui.tracker import (
+    EXIT_UNFINISHED,
+    YOU,
+    MatchTracker,
+    RoundSummary,
+    check_choice,
+    explain,
+)
+
+TEXT_WIDTH: Final = SCREEN_WIDTH - 2
+"""Wrapped messages leave a margin of one column on each side."""
+BANNER_LINES: Final = 2
+"""Room for the disconnected or dispute banner above the board."""
+HELP_TEXT: Final = """\
+Put down one card (on your expedition or its discard pile), then draw one.
+Expeditions rise: wagers (H) first, then higher numbers. Each scores
+(sum - 20) x (1 + wagers), and 20 more with 8 or more cards.
+
+Left/Right, 1-9  choose a card (a + under it: it fits your expedition)
+p                play it on its expedition
+d or x           discard it onto its suit's pile
+then d or Enter  draw from the draw pile,
+  y b w g r p    or take the top card of that suit's pile ([y4]: allowed;
+                 x: the pile you just discarded onto, not allowed)
+  Esc            take the card back
+: or Tab         type a command; Enter sends it, Esc leaves
+  +r7 deck       play r7, draw from the draw pile
+  -b3 g          discard b3, take the top card of the green pile
+  play gH2, draw r   the long form; +r7 alone waits for the draw
+  help  resign  quit
+R resign   q or Ctrl-C quit (a running match asks first)   ? this help
+
+Press Esc, Enter or ? to go back."""
+
+
+class Stage(enum.Enum):
+    """Which half of the player's turn the keys choose."""
+
+    CARD = "choose a card"
+    DRAW = "choose where to draw from"
+
+
+class Confirm(enum.Enum):
+    """An action waiting for the player's yes."""
+
+    QUIT = "quit"
+    RESIGN = "resign"
+
+
+@dataclass(frozen=True)
+class Screen:
+    """A full screen shown over the board until the player moves on."""
+
+    kind: type[object]
+    """The event that opened it: RoundVerified, MatchEnded or DisputeRaised."""
+    summary: RoundSummary | None = None
+
+
+class GameUI:
+    """The full-screen game for one player (tests drive it through its ``app``)."""
+
+    def __init__(
+        self,
+        client: MatchClient,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        monochrome: bool | None = None,
+    ) -> None:
+        self.client = client
+        self.tracker = MatchTracker(client)
+        self.monochrome = no_color() if monochrome is None else monochrome
+        self.stage = Stage.CARD
+        self.selected = 0
+        self.put_down: PutDown | None = None
+        self.sending = False
+        self.help_open = False
+        self.confirm: Confirm | None = None
+        self.screens: list[Screen] = []
+        self.message = ""
+        self.message_is_error = False
+        self._listeners: list[Callable[[], None]] = []
+        self.command = Buffer(multiline=False, accept_handler=self._accept_command)
+        self.app: Application[int] = self._build_app(input, output)
+
+    # -- running
+
+    async def run(self) -> int:
+        """Run until the player quits; the exit code says how the match stands."""
+        result = await self.app.run_async(pre_run=self._start)
+        return result
+
+    def _start(self) -> None:
+        self.app.create_background_task(self._pump())
+
+    async def _pump(self) -> None:
+        """Take the client's updates as they come and redraw."""
+        while True:
+            try:
+                update = await self.client.next_update()
+            except LcnetError as exc:
+                self.tracker.error = str(exc)
+                self._say(f"connection failed: {exc}", error=True)
+                return
+            except Exception as exc:  # a bug: leave the screen and show the traceback
+                self.app.exit(exception=exc)
+                return
+            lines = self.tracker.apply(update)
+            event = update.event
+            if isinstance(event, RoundVerified) and self.tracker.summaries:
+                self.screens.append(Screen(RoundVerified, self.tracker.summaries[-1]))
+            elif isinstance(event, MatchEnded | DisputeRaised):
+                self.screens.append(Screen(type(event)))
+                self._reset_turn()
+                self.confirm = None
+            if lines:
+                # A result or a dispute leads with what matters most.
+                ending = isinstance(event, MatchEnded | DisputeRaised)
+                self._say(lines[0] if ending else lines[-1])
+            else:
+                self._changed()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every change of what the screen shows.
+
+        Returns the function that stops it (tests wait on changes this way).
+        """
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        self.app.invalidate()
+        for listener in list(self._listeners):
+            listener()
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        self.message, self.message_is_error = text, error
+        self._changed()
+
+    def _exit(self) -> None:
+        self.app.exit(result=self.tracker.exit_code())
+
+    # -- state
+
+    def view(self) -> View | None:
+        return self.client.session.view()
+
+    def my_move(self) -> bool:
+        return self.tracker.may_move() and not self.sending
+
+    def hand(self) -> tuple[Card, ...]:
+        view = self.view()
+        return view.hand if view is not None else ()
+
+    def selected_card(self) -> Card | None:
+        hand = self.hand()
+        if not hand:
+            return None
+        self.selected = min(self.selected, len(hand) - 1)
+        return hand[self.selected]
+
+    def _reset_turn(self) -> None:
+        self.stage = Stage.CARD
+        self.put_down = None
+
+    # -- actions
+
+    def choose_put_down(self, put_down: PutDown) -> None:
+        """Make ``put_down`` the first half of the turn, if the rules allow it."""
+        view = self.view()
+        if view is None or not self.my_move():
+            self._not_your_move()
+            return
+        problem = check_choice(view, put_down)
+        if problem is not None:
+            self._say(explain(problem), error=True)
+            return
+        self.put_down = put_down
+        self.stage = Stage.DRAW
+        self._say(f"{put_down}: now choose where to draw from")
+
+    def choose_draw(self, draw: Draw) -> None:
+        """Complete the turn with ``draw`` and send it, if the rules allow it."""
+        if self.put_down is None:
+            self._say("first choose a card to play or discard", error=True)
+            return
+        self.submit(Turn(self.put_down, draw))
+
+    def submit(self, turn: Turn) -> None:
+        """Check ``turn`` here, then send it; an illegal one is explained."""
+        view = self.view()
+        if view is None or not self.my_move():
+            self._not_your_move()
+            return
+        problem = check_choice(view, turn.put_down, turn.draw)
+        if problem is not None:
+            self._say(explain(problem), error=True)
+            return
+        self.sending = True
+        self.tracker.note_sent()
+        self._say(f"sending: {turn}")
+        self.app.create_background_task(self._send(turn))
+
+    async def _send(self, turn: Turn) -> None:
+        try:
+            await self.client.play(turn)
+        except IllegalMoveError as exc:
+            self._restore_turn()
+            self._say(explain(exc), error=True)
+        except LcnetError as exc:
+            self._restore_turn()
+            self._say(f"the move was not sent: {exc}", error=True)
+        else:
+            self._reset_turn()
+            self.selected = 0
+            self.sending = False
+            self._changed()
+
+    def _restore_turn(self) -> None:
+        self.sending = False
+        self.tracker.note_not_sent()
+
+    def _not_your_move(self) -> None:
+        tracker = self.tracker
+        if tracker.over:
+            self._say("the match is over: press q to leave", error=True)
+        elif self.sending:
+            self._say("your move is being sent", error=True)
+        elif self.view() is None:
+            self._say("the cards are not dealt yet", error=True)
+        else:
+            self._say(f"wait: it is {tracker.opponent}'s turn", error=True)
+
+    def ask(self, what: Confirm) -> None:
+        if what is Confirm.QUIT and (self.tracker.over or self.tracker.error is not None):
+            self._exit()
+            return
+        if what is Confirm.RESIGN and self.tracker.over:
+            self._say("the match is over: there is nothing to resign", error=True)
+            return
+        self.confirm = what
+        self._changed()
+
+    def confirmed(self) -> None:
+        what, self.confirm = self.confirm, None
+        if what is Confirm.QUIT:
+            self._exit()
+        elif what is Confirm.RESIGN:
+            self._say("resigning...")
+            self.app.create_background_task(self._resign())
+
+    async def _resign(self) -> None:
+        try:
+            await self.client.resign()
+        except LcnetError as exc:
+            self._say(f"the resignation was not sent: {exc}", error=True)
+
+    def run_command(self, text: str) -> None:
+        """A typed command: a turn, a put-down (then a draw), help, resign or quit."""
+        words = text.strip()
+        key = words.lower()
+        if not words:
+            return
+        if key in ("help", "?", "h"):
+            self.help_open = True
+            self._changed()
+            return
+        if key in ("quit", "q", "exit"):
+            self.ask(Confirm.QUIT)
+            return
+        if key == "resign":
+            self.ask(Confirm.RESIGN)
+            return
+        try:
+            turn = Turn.parse(words)
+        except InvalidMoveError as not_a_turn:
+            self._partial_command(words, not_a_turn)
+            return
+        self.submit(turn)
+
+    def _partial_command(self, words: str, not_a_turn: InvalidMoveError) -> None:
+        if self.stage is Stage.DRAW:
+            try:
+                self.choose_draw(Draw.parse(words))
+                return
+            except InvalidMoveError:
+                pass
+        try:
+            put_down = PutDown.parse(words)
+        except InvalidMoveError:
+            self._say(str(not_a_turn), error=True)
+            return
+        self._reset_turn()
+        self.choose_put_down(put_down)
+
+    def _accept_command(self, buffer: Buffer) -> bool:
+        text = buffer.text
+        self.app.layout.focus(self.body_window)
+        self.run_command(text)
+        return False  # clear the line
+
+    # -- layout
+
+    def _build_app(self, input: Input | None, output: Output | None) -> Application[int]:
+        self.body_window = Window(
+            FormattedTextControl(self._body, focusable=True, show_cursor=False),
+            wrap_lines=True,  # only a path longer than the screen ever needs it
+        )
+        command_line = VSplit(
+            [
+                Window(
+                    FormattedTextControl(self._command_prompt),
+                    width=lambda: len(self._command_prompt_text()),
+                    dont_extend_width=True,
+                ),
+                Window(BufferControl(self.command), height=1),
+            ],
+            height=1,
+        )
+        root = HSplit(
+            [
+                Window(FormattedTextControl(self._title), height=1, style="class:title"),
+                self.body_window,
+                Window(FormattedTextControl(self._action), height=1),
+                Window(FormattedTextControl(self._message), height=1),
+                command_line,
+                Window(FormattedTextControl(self._status), height=1, style="class:status"),
+            ]
+        )
+        return Application(
+            layout=Layout(root, focused_element=self.body_window),
+            key_bindings=self._bindings(),
+            style=make_style(self.monochrome),
+            full_screen=True,
+            input=input,
+            output=output,
+            color_depth=ColorDepth.DEPTH_1_BIT if self.monochrome else None,
+            mouse_support=False,
+        )
+
+    def _title(self) -> StyleAndTextTuples:
+        session = self.client.session
+        left = "lcnet"
+        if session.round_number:
+            left += f"  round {session.round_number} of {self.tracker.rounds}"
+            left += f"  turn {len(self.tracker.turns) + 1}"
+        right = f"you ({self.client.seat}) vs {clip(self.tracker.opponent, 24)} "
+        return spread([("", f" {left}")], [("", right)])
+
+    def _body(self) -> StyleAndTextTuples:
+        if self.help_open:
+            return [("", HELP_TEXT)]
+        if self.screens:
+            return join_lines(self._screen_lines(self.screens[0]))
+        lines = self._banner()
+        board = self.tracker.board()
+        if board is None:
+            lines.append([("", "")])
+            lines.append([("class:notice", f"  {self._waiting_text()}")])
+            return join_lines(lines)
+        draw = self._draw_choices()
+        lines.extend(board_lines(board, draw=draw, bottom_hand=False))
+        view = self.view()
+        playable = frozenset(c for c in board.bottom.hand.cards or () if view and view.can_play(c))
+        mine = self.my_move()
+        lines.extend(
+            interactive_hand_lines(
+                board.bottom.hand.cards or (),
+                selected=self.selected if mine else None,
+                playable=playable,
+                active=mine and self.stage is Stage.CARD,
+            )
+        )
+        for seat in (self.client.seat.other, self.client.seat):
+            move = self.tracker.last_moves.get(seat)
+            if move:
+                lines.append([("class:dim", "  last: "), ("", clip(move, TEXT_WIDTH - 8))])
+        return join_lines(lines)
+
+    def _banner(self) -> list[Line]:
+        tracker = self.tracker
+        text = ""
+        style = "class:banner.warning"
+        if tracker.error is not None:
+            text = f"The connection failed: {tracker.error}. Press q to leave."
+        elif tracker.status is Status.DISCONNECTED:
+            text = tracker.disconnected_text()
+        elif tracker.status in (Status.CONNECTING, Status.WAITING_FOR_PEER):
+            text = tracker.status.value
+        if not text:
+            return []
+        wrapped = textwrap.wrap(text, TEXT_WIDTH)[:BANNER_LINES]
+        return [[(style, f" {line:<{TEXT_WIDTH}} ")] for line in wrapped]
+
+    def _waiting_text(self) -> str:
+        status = self.tracker.status
+        if status is Status.WAITING_FOR_PEER:
+            return "Waiting for the opponent to connect..."
+        if status is Status.CONNECTING:
+            return "Connecting..."
+        if self.tracker.over:
+            return "The match is over."
+        return "Shuffling and dealing (both players take part in the masked deal)..."
+
+    def _draw_choices(self) -> DrawChoices | None:
+        view = self.view()
+        if self.stage is not Stage.DRAW or self.put_down is None or view is None:
+            return None
+        legal = view.legal_draws(self.put_down)
+        blocked = self.put_down.card.suit if self.put_down.discard else None
+        return DrawChoices(
+            deck=any(d.from_deck for d in legal),
+            piles=frozenset(d.suit for d in legal if d.suit is not None),
+            blocked=blocked,
+        )
+
+    def _screen_lines(self, screen: Screen) -> list[Line]:
+        tracker = self.tracker
+        out: list[Line] = []
+        if screen.kind is RoundVerified and screen.summary is not None:
+            out.extend(self._summary_lines(screen.summary))
+            more = "go on to the next round"
+            if tracker.ended is not None or len(tracker.summaries) >= tracker.rounds:
+                more = "see the result"
+            out.append([("class:dim", f"Press Enter to {more}.")])
+            return out
+        if screen.kind is MatchEnded:
+            out.append([("class:banner", f" {'The match is over':<{TEXT_WIDTH}} ")])
+            out.append([("", "")])
+        else:
+            out.append(
+                [("class:banner.dispute", f" {'Dispute: the match stopped':<{TEXT_WIDTH}} ")]
+            )
+            out.append([("", "")])
+        texts = tracker.result_lines() if screen.kind is MatchEnded else tracker.dispute_lines()
+        for text in texts:
+            # Paths stay whole (the window wraps a path longer than a line).
+            wrapped = textwrap.wrap(
+                text, TEXT_WIDTH, break_long_words=False, break_on_hyphens=False
+            )
+            out.extend([("", f" {line}")] for line in wrapped)
+        out.append([("", "")])
+        out.append([("class:dim", " Press q to leave.")])
+        return out
+
+    def _summary_lines(self, summary: RoundSummary) -> list[Line]:
+        me, other = self.client.seat, self.client.seat.other
+        opponent = self.tracker.opponent
+        out: list[Line] = [
+            [("class:banner", f" {f'Round {summary.round} is over':<{TEXT_WIDTH}} ")],
+        ]
+        if summary.expeditions is not None:
+            for seat, name in ((me, YOU), (other, opponent)):
+                out.extend(scoring_lines(name, summary.suits, summary.expeditions[seat]))
+        else:
+            out.append(
+                [("", f" you {summary.scores[me]:+d}, {opponent} {summary.scores[other]:+d}")]
+            )
+        out.append(
+            [
+                ("class:label", " match: "),
+                (
+                    "",
+                    f"you {summary.totals[me]:+d}, {clip(opponent, 24)} {summary.totals[other]:+d}",
+                ),
+            ]
+        )
+        return out
+
+    def _action(self) -> StyleAndTextTuples:
+        if self.confirm is Confirm.QUIT:
+            later = ""
+            if self.client.replay_path is not None:
+                later = f" (continue later: lcnet resume {self.client.replay_path})"
+            return [("class:banner.warning", clip(f"Quit the unfinished match? y/n{later}", 80))]
+        if self.confirm is Confirm.RESIGN:
+            return [("class:banner.warning", f"Resign? {self.tracker.opponent} wins. y/n")]
+        if self.help_open or self.screens:
+            return []
+        if self.app.layout.has_focus(self.command):
+            return [("class:dim", "type a turn (+r7 deck, -b3 g), help, resign or quit; Esc: back")]
+        if not self.my_move():
+            return []
+        if self.stage is Stage.DRAW and self.put_down is not None:
+            return self._draw_action()
+        card = self.selected_card()
+        if card is None:
+            return []
+        view = self.view()
+        fits = view is not None and view.can_play(card)
+        suit = SUIT_NAMES[card.suit]
+        play = (
+            f"p: play on your {suit} expedition"
+            if fits
+            else f"(too low for your {suit} expedition)"
+        )
+        return [
+            (suit_class(card.suit), f"{card}"),
+            ("", clip(f"  {play}  d: discard  arrows, 1-{len(self.hand())}: choose", 76)),
+        ]
+
+    def _draw_action(self) -> StyleAndTextTuples:
+        view = self.view()
+        assert self.put_down is not None and view is not None
+        out: StyleAndTextTuples = [("class:label", f"{self.put_down}, then draw: ")]
+        legal = view.legal_draws(self.put_down)
+        if any(d.from_deck for d in legal):
+            out.append(("class:legal", "d"))
+            out.append(("", " deck  "))
+        for draw in legal:
+            if draw.suit is None:
+                continue
+            top = view.top(draw.suit)
+            out.append(("class:legal", draw.suit.letter))
+            out.append(("", " "))
+            if top is not None:
+                out.append((suit_class(draw.suit), str(top)))
+            out.append(("", "  "))
+        out.append(("class:dim", "Esc: back"))
+        return out
+
+    def _message(self) -> StyleAndTextTuples:
+        style = "class:error" if self.message_is_error else "class:notice"
+        return [(style, clip(self.message, SCREEN_WIDTH))]
+
+    def _command_prompt_text(self) -> str:
+        return "> " if self.app.layout.has_focus(self.command) else ":  "
+
+    def _command_prompt(self) -> StyleAndTextTuples:
+        return [("class:label", self._command_prompt_text())]
+
+    def _status(self) -> StyleAndTextTuples:
+        keys = "q quit " if self.tracker.over else "? help  : type  R resign  q quit "
+        return spread([("class:status.turn", f" {self._state_text()}")], [("", keys)])
+
+    def _state_text(self) -> str:
+        tracker = self.tracker
+        if tracker.dispute is not None:
+            return "DISPUTE: the match stopped"
+        if tracker.over:
+            return "the match is over"
+        if tracker.error is not None:
+            return "connection failed"
+        if tracker.status is Status.DISCONNECTED:
+            return f"{clip(tracker.opponent, 20)} is disconnected"
+        if tracker.status in (Status.CONNECTING, Status.WAITING_FOR_PEER):
+            return "waiting for the opponent"
+        if self.sending:
+            return "sending your move..."
+        if self.my_move():
+            return "YOUR MOVE: " + self.stage.value
+        if self.view() is None:
+            return "dealing..."
+        return f"waiting for {clip(tracker.opponent, 20)} to move..."
+
+    # -- keys
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        typing = has_focus(self.command)
+        confirming = Condition(lambda: self.confirm is not None)
+        helping = Condition(lambda: self.help_open)
+        on_screen = Condition(lambda: bool(self.screens))
+        board = ~typing & ~confirming & ~helping & ~on_screen
+        card_stage = board & Condition(lambda: self.stage is Stage.CARD)
+        draw_stage = board & Condition(lambda: self.stage is Stage.DRAW)
+
+        @kb.add("c-c")
+        @kb.add(Keys.SIGINT)
+        def _quit_now(event: KeyPressEvent) -> None:
+            """Quit (asks first while the match runs; a second Ctrl-C confirms)."""
+            if self.confirm is Confirm.QUIT:
+                self._exit()
+            else:
+                self.ask(Confirm.QUIT)
+
+        @kb.add("y", filter=confirming)
+        def _yes(event: KeyPressEvent) -> None:
+            """Confirm the question on the action line."""
+            self.confirmed()
+
+        @kb.add("<any>", filter=confirming)
+        def _no(event: KeyPressEvent) -> None:
+            """Any other key answers no."""
+            self.confirm = None
+            self._say("cancelled")
+
+        @kb.add("escape", filter=helping & ~confirming)
+        @kb.add("enter", filter=helping & ~confirming)
+        @kb.add("?", filter=helping & ~confirming)
+        @kb.add("q", filter=helping & ~confirming)
+        def _close_help(event: KeyPressEvent) -> None:
+            """Close the help screen."""
+            self.help_open = False
+            self._changed()
+
+        @kb.add("enter", filter=on_screen & ~helping & ~confirming)
+        @kb.add("space", filter=on_screen & ~helping & ~confirming)
+        @kb.add("escape", filter=on_screen & ~helping & ~confirming)
+        def _next_screen(event: KeyPressEvent) -> None:
+            """Leave a round summary (a result or a dispute stays until q)."""
+            if self.screens[0].kind is RoundVerified:
+                self.screens.pop(0)
+                self._changed()
+
+        @kb.add("q", filter=~typing & ~confirming & ~helping)
+        def _quit(event: KeyPressEvent) -> None:
+            """Quit (asks first while the match runs)."""
+            self.ask(Confirm.QUIT)
+
+        @kb.add("?", filter=board)
+        @kb.add("f1", filter=~confirming)
+        def _help(event: KeyPressEvent) -> None:
+            """Show the help screen."""
+            self.help_open = True
+            self._changed()
+
+        @kb.add("R", filter=board)
+        def _resign(event: KeyPressEvent) -> None:
+            """Resign the match (asks first)."""
+            self.ask(Confirm.RESIGN)
+
+        @kb.add(":", filter=board)
+        @kb.add("tab", filter=board)
+        def _type(event: KeyPressEvent) -> None:
+            """Type a command in the card notation."""
+            event.app.layout.focus(self.command)
+            self._changed()
+
+        @kb.add("+", filter=board)
+        @kb.add("-", filter=board)
+        def _type_move(event: KeyPressEvent) -> None:
+            """Start typing a play (+) or a discard (-)."""
+            event.app.layout.focus(self.command)
+            self.command.insert_text(event.data)
+            self._changed()
+
+        @kb.add("escape", filter=typing)
+        def _leave_command(event: KeyPressEvent) -> None:
+            """Leave the command line."""
+            self.command.reset()
+            event.app.layout.focus(self.body_window)
+            self._changed()
+
+        @kb.add("left", filter=card_stage)
+        def _previous_card(event: KeyPressEvent) -> None:
+            """Choose the card to the left."""
+            self._move_selection(-1)
+
+        @kb.add("right", filter=card_stage)
+        def _next_card(event: KeyPressEvent) -> None:
+            """Choose the card to the right."""
+            self._move_selection(+1)
+
+        for digit in "123456789":
+
+            @kb.add(digit, filter=card_stage)
+            def _pick(event: KeyPressEvent) -> None:
+                """Choose the card with this number."""
+                index = int(event.data) - 1
+                if index < len(self.hand()):
+                    self.selected = index
+                    self._changed()
+                else:
+                    self._say(f"there is no card {index + 1} in your hand", error=True)
+
+        @kb.add("p", filter=card_stage)
+        def _play(event: KeyPressEvent) -> None:
+            """Play the chosen card on its expedition."""
+            card = self.selected_card()
+            if card is not None:
+                self.choose_put_down(PutDown(card, discard=False))
+
+        @kb.add("d", filter=card_stage)
+        @kb.add("x", filter=card_stage)
+        def _discard(event: KeyPressEvent) -> None:
+            """Discard the chosen card onto its suit's pile."""
+            card = self.selected_card()
+            if card is not None:
+                self.choose_put_down(PutDown(card, discard=True))
+
+        @kb.add("d", filter=draw_stage)
+        @kb.add("enter", filter=draw_stage)
+        def _draw_deck(event: KeyPressEvent) -> None:
+            """Draw from the draw pile."""
+            self.choose_draw(Draw(None))
+
+        for suit in Suit:
+
+            @kb.add(suit.letter, filter=draw_stage)
+            def _draw_pile(event: KeyPressEvent) -> None:
+                """Take the top card of this suit's discard pile."""
+                self.choose_draw(Draw(Suit.parse(event.data)))
+
+        @kb.add("escape", filter=draw_stage)
+        @kb.add("backspace", filter=draw_stage)
+        def _take_back(event: KeyPressEvent) -> None:
+            """Take the put-down back and choose again."""
+            self._reset_turn()
+            self._say("choose a card")
+
+        return kb
+
+    def _move_selection(self, delta: int) -> None:
+        hand = self.hand()
+        if hand:
+            self.selected = (self.selected + delta) % len(hand)
+            self._changed()
+
+
+async def run_tui(
+    client: MatchClient, *, input: Input | None = None, output: Output | None = None
+) -> int:
+    """Play a match full screen; returns 0 finished, 1 dispute, 3 quit unfinished.
+
+    The caller owns the client (connects it before, closes it after).
+    """
+    ui = GameUI(client, input=input, output=output)
+    try:
+        return await ui.run()
+    except (EOFError, KeyboardInterrupt):
+        return EXIT_UNFINISHED if not ui.tracker.over else ui.tracker.exit_code()

@@ -1,0 +1,388 @@
+"""The full-screen replay viewer behind ``lcnet replay FILE``.
+
+It steps through a :class:`~lcnet.replay.MatchRecord` (the positions a saved
+transcript passes through, checked as ``lcnet audit`` checks them): the
+board after each step, the move that led there, round and scores, and the
+audit's verdict in the status bar. The point of view is one seat (that
+player's hand; the other's hidden, as the player saw it) or both hands
+open; hands are only ever shown for rounds whose seeds were revealed
+(:attr:`~lcnet.replay.Position.hands_known`), since before that nobody but
+their holders knew them.
+
+Keys: Right/Space/n next step, Left/b previous, Home/g first, End/G last,
+PageDown/] next round, PageUp/[ previous round, v switch view
+(host, joiner, both), ? help, q quit.
+"""
+
+from __future__ import annotations
+
+import enum
+import textwrap
+from collections.abc import Callable
+from typing import Final
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+
+from lcnet import replay
+from lcnet.replay import MatchRecord, Position
+from lcnet.seat import Seat
+from lcnet.ui.board import (
+    SCREEN_WIDTH,
+    Line,
+    board_from_table,
+    board_lines,
+    clip,
+    join_lines,
+    make_style,
+    no_color,
+    signed,
+    spread,
+)
+from lcnet.ui.tracker import describe_turn
+
+STATUS_LINES: Final = 2
+"""The audit verdict and the key reminder."""
+HELP_TEXT: Final = """\
+Replay: step through a saved match, checked as lcnet audit checks it.
+
+  Right, Space, n     next step (one turn)
+  Left, b             previous step
+  Home, g             first step          End, G      last step
+  PageDown, ]         next round          PageUp, [   start of this round,
+                                                      then the one before
+  v                   switch the view: the host's hand, the joiner's hand,
+                      or both hands open
+  ?                   this help           q, Esc      quit
+
+A player's hand is shown only for rounds whose seeds were revealed (at the
+end of each round); an unfinished round stays hidden, as it was at the
+table. The status bar gives the audit's verdict on the whole file.
+
+Press Esc, Enter or ? to go back."""
+
+
+class Perspective(enum.Enum):
+    """Whose hand the viewer shows."""
+
+    HOST = "host"
+    JOINER = "joiner"
+    BOTH = "both"
+
+    @property
+    def seat(self) -> Seat | None:
+        """The seat whose hand is shown, or ``None`` for both."""
+        return {Perspective.HOST: Seat.HOST, Perspective.JOINER: Seat.JOINER}.get(self)
+
+    @classmethod
+    def of(cls, seat: Seat | None) -> Perspective:
+        return cls.BOTH if seat is None else cls(str(seat))
+
+    def next(self) -> Perspective:
+        members = list(Perspective)
+        return members[(members.index(self) + 1) % len(members)]
+
+
+def seat_label(record: MatchRecord, seat: Seat) -> str:
+    """A player's name with their seat, e.g. ``Ada (host)``."""
+    name = record.name(seat)
+    return name if name == str(seat) else f"{clip(name, 20)} ({seat})"
+
+
+def move_text(record: MatchRecord, position: Position, perspective: Perspective) -> str:
+    """The step that led to ``position``, as the chosen seat may know it."""
+    if position.last is None:
+        starter = Seat(position.table.to_move)
+        return f"round {position.round} begins; {seat_label(record, starter)} starts"
+    seat, turn = position.last
+    drawn = position.drawn
+    shown = position.hands_known and perspective.seat in (None, seat)
+    if turn.draw.suit is None and not shown:
+        drawn = None  # a card drawn from the deck is secret to everyone but its holder
+    return describe_turn(seat_label(record, seat), turn, drawn)
+
+
+def position_lines(record: MatchRecord, position: Position, perspective: Perspective) -> list[Line]:
+    """The board at ``position`` with the move that led there (all within 80 columns)."""
+    bottom = perspective.seat or Seat.HOST
+    top = bottom.other
+    shown: list[int] = []
+    if position.hands_known:
+        shown = [int(s) for s in Seat] if perspective.seat is None else [int(bottom)]
+    board = board_from_table(
+        position.table,
+        top=int(top),
+        names=(seat_label(record, top), seat_label(record, bottom)),
+        totals=(position.totals_before[top], position.totals_before[bottom]),
+        show_hands=shown,
+        round_number=position.round,
+        rounds=record.rounds,
+        turn=position.turn,
+    )
+    hands = "hands: " + (
+        ("both open" if perspective.seat is None else f"{perspective.value}'s")
+        if position.hands_known
+        else "hidden (this round's seeds were not revealed)"
+    )
+    lines: list[Line] = [
+        spread(
+            [("class:label", f" round {position.round} of {record.rounds}, turn {position.turn}")],
+            [("class:dim", hands)],
+        ),
+        [
+            ("", " "),
+            ("class:header", "move: "),
+            ("", clip(move_text(record, position, perspective), 73)),
+        ],
+        [],
+        *board_lines(board),
+    ]
+    if position.table.is_over:
+        a, b = position.scores
+        lines.append([])
+        lines.append(
+            [
+                ("class:banner", f" round {position.round} over: "),
+                ("class:banner", f"{record.name(Seat.HOST)} {signed(a)}, "),
+                ("class:banner", f"{record.name(Seat.JOINER)} {signed(b)} "),
+            ]
+        )
+    return lines
+
+
+def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
+    """The whole match as plain text, step by step, for ``lcnet replay --text``.
+
+    The blocks are :func:`lcnet.replay.render_text`'s; the move line says
+    only what the chosen seat could know (a card someone else drew from the
+    deck stays secret in a one-seat view).
+    """
+    rounds = f"{record.rounds} round{'s' if record.rounds != 1 else ''}"
+    out = [
+        f"{seat_label(record, Seat.HOST)}, key {record.fingerprints.get(Seat.HOST, '?')} vs "
+        f"{seat_label(record, Seat.JOINER)}, key {record.fingerprints.get(Seat.JOINER, '?')}; "
+        f"{record.suits} suits, {rounds}; view: {perspective.value}"
+    ]
+    if not record.positions:
+        out.append("no round was dealt in this file")
+    for position in record.positions:
+        block = replay.render_text(record, position, perspective.seat)
+        block[0] = (
+            f"round {position.round}/{record.rounds}, turn {position.turn}: "
+            f"{move_text(record, position, perspective)}"
+        )
+        out.extend(block)
+        if position.table.is_over:
+            a, b = position.scores
+            out.append(
+                f"round {position.round} over: {record.name(Seat.HOST)} {signed(a)}, "
+                f"{record.name(Seat.JOINER)} {signed(b)}"
+            )
+    out.append(f"audit: {record.verdict.summary}")
+    return out
+
+
+class ReplayViewer:
+    """A full-screen viewer over one match record (tests drive it through ``app``)."""
+
+    def __init__(
+        self,
+        record: MatchRecord,
+        *,
+        perspective: Perspective = Perspective.BOTH,
+        input: Input | None = None,
+        output: Output | None = None,
+        monochrome: bool | None = None,
+    ) -> None:
+        self.record = record
+        self.perspective = perspective
+        self.index = 0
+        self.help_open = False
+        self.monochrome = no_color() if monochrome is None else monochrome
+        self._listeners: list[Callable[[], None]] = []
+        self.app: Application[int] = Application(
+            layout=Layout(
+                HSplit(
+                    [
+                        Window(FormattedTextControl(self._title), height=1, style="class:title"),
+                        Window(FormattedTextControl(self._body), wrap_lines=False),
+                        Window(
+                            FormattedTextControl(self._status),
+                            height=STATUS_LINES,
+                            style="class:status",
+                        ),
+                    ]
+                )
+            ),
+            key_bindings=self._bindings(),
+            style=make_style(self.monochrome),
+            full_screen=True,
+            input=input,
+            output=output,
+            color_depth=ColorDepth.DEPTH_1_BIT if self.monochrome else None,
+        )
+
+    @property
+    def position(self) -> Position | None:
+        positions = self.record.positions
+        return positions[self.index] if positions else None
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every change of what the screen shows.
+
+        Returns the function that stops it (tests wait on changes this way).
+        """
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        self.app.invalidate()
+        for listener in list(self._listeners):
+            listener()
+
+    # -- moving
+
+    def go(self, index: int) -> None:
+        last = len(self.record.positions) - 1
+        self.index = max(0, min(index, last))
+        self._changed()
+
+    def next_round(self) -> None:
+        later = [start for start in self.record.round_starts if start > self.index]
+        self.go(later[0] if later else len(self.record.positions) - 1)
+
+    def previous_round(self) -> None:
+        earlier = [start for start in self.record.round_starts if start < self.index]
+        self.go(earlier[-1] if earlier else 0)
+
+    def switch_view(self) -> None:
+        self.perspective = self.perspective.next()
+        self._changed()
+
+    # -- drawing
+
+    def _title(self) -> StyleAndTextTuples:
+        record = self.record
+        left = f" replay: {seat_label(record, Seat.HOST)} vs {seat_label(record, Seat.JOINER)}"
+        steps = len(record.positions)
+        right = f"step {self.index + 1} of {steps} " if steps else "no steps "
+        return spread([("", clip(left, 56))], [("", right)])
+
+    def _body(self) -> StyleAndTextTuples:
+        if self.help_open:
+            return [("", HELP_TEXT)]
+        position = self.position
+        if position is None:
+            return join_lines(
+                [
+                    [],
+                    [("", " This file holds no dealt round: the match stopped before the deal.")],
+                    [("", " The status bar below gives the audit's verdict.")],
+                ]
+            )
+        return join_lines(position_lines(self.record, position, self.perspective))
+
+    def _status(self) -> StyleAndTextTuples:
+        verdict = textwrap.shorten(f"audit: {self.record.verdict.summary}", SCREEN_WIDTH - 2)
+        keys = "arrows step  PgUp/PgDn round  Home/End  v view  ? help  q quit "
+        return [
+            ("class:status.turn", f" {verdict:<{SCREEN_WIDTH - 1}}"),
+            ("", "\n"),
+            *spread([("", f" view: {self.perspective.value}")], [("", keys)]),
+        ]
+
+    # -- keys
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("right")
+        @kb.add("space")
+        @kb.add("n")
+        def _next(event: KeyPressEvent) -> None:
+            """Next step."""
+            self.go(self.index + 1)
+
+        @kb.add("left")
+        @kb.add("b")
+        def _previous(event: KeyPressEvent) -> None:
+            """Previous step."""
+            self.go(self.index - 1)
+
+        @kb.add("home")
+        @kb.add("g")
+        def _first(event: KeyPressEvent) -> None:
+            """First step."""
+            self.go(0)
+
+        @kb.add("end")
+        @kb.add("G")
+        def _last(event: KeyPressEvent) -> None:
+            """Last step."""
+            self.go(len(self.record.positions) - 1)
+
+        @kb.add("pagedown")
+        @kb.add("]")
+        def _next_round(event: KeyPressEvent) -> None:
+            """Start of the next round (or the last step)."""
+            self.next_round()
+
+        @kb.add("pageup")
+        @kb.add("[")
+        def _previous_round(event: KeyPressEvent) -> None:
+            """Start of this round, or of the one before."""
+            self.previous_round()
+
+        @kb.add("v")
+        def _view(event: KeyPressEvent) -> None:
+            """Switch between the host's view, the joiner's view and both hands open."""
+            self.switch_view()
+
+        @kb.add("?")
+        @kb.add("f1")
+        def _help(event: KeyPressEvent) -> None:
+            """Show or hide the help screen."""
+            self.help_open = not self.help_open
+            self._changed()
+
+        @kb.add("enter", filter=Condition(lambda: self.help_open))
+        def _close_help(event: KeyPressEvent) -> None:
+            """Close the help screen."""
+            self.help_open = False
+            self._changed()
+
+        @kb.add("escape")
+        def _escape(event: KeyPressEvent) -> None:
+            """Close the help screen, or quit."""
+            if self.help_open:
+                self.help_open = False
+                self._changed()
+            else:
+                event.app.exit(result=0)
+
+        @kb.add("q")
+        @kb.add("c-c")
+        @kb.add(Keys.SIGINT)
+        def _quit(event: KeyPressEvent) -> None:
+            """Quit the viewer."""
+            event.app.exit(result=0)
+
+        return kb
+
+
+def view_replay(
+    record: MatchRecord,
+    *,
+    perspective: Perspective = Perspective.BOTH,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """Show ``record`` full screen until the user quits (exit code 0)."""
+    return ReplayViewer(record, perspective=perspective, input=input, output=output).app.run()

@@ -1,0 +1,393 @@
+"""What both game interfaces (full screen and line mode) know of a match in progress.
+
+The session says where the match stands *now*; the stream of updates says
+what happened on the way. :class:`MatchTracker` follows that stream and
+keeps what the session no longer holds or never says in words: the turns of
+the current round (to score a finished round expedition by expedition once
+its deck is revealed), the last move of each player, the summaries of the
+finished rounds, the final result, a dispute, the connection status. It
+also turns each update into sentences, and says whether the player may move
+*and* every earlier event has been shown (so the line mode never prints a
+prompt before the opponent's move that led to it).
+
+Pure presentation logic: it reads the client, never drives it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from lcnet import identity
+from lcnet.cards import Card, Suit
+from lcnet.client import MatchClient, Status, Update
+from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
+from lcnet.errors import IllegalMoveError
+from lcnet.seat import Seat
+from lcnet.session import (
+    DisputeInfo,
+    DisputeRaised,
+    MatchEnded,
+    MatchStarted,
+    PeerIdentified,
+    RoundStarted,
+    RoundVerified,
+    TurnPlayed,
+)
+from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
+
+EXIT_FINISHED: Final = 0
+"""The match ended (by its last round or a resignation) and is saved."""
+EXIT_DISPUTE: Final = 1
+"""The match stopped on a dispute: a player broke the rules."""
+EXIT_UNFINISHED: Final = 3
+"""The player quit an unfinished match (as ``lcnet audit`` calls a match that can go on)."""
+
+PROBE_SEED: Final = 0
+"""Seed for the throwaway round used to explain an illegal choice: the
+explanation never depends on the hidden cards, so any fixed seed will do."""
+
+YOU: Final = "you"
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    """A finished round: its scores and, once rebuilt, every expedition."""
+
+    round: int
+    scores: tuple[int, int]
+    """By seat (host, joiner)."""
+    totals: tuple[int, int]
+    """Match totals after this round, by seat."""
+    expeditions: tuple[tuple[tuple[Card, ...], ...], ...] | None
+    """By seat, then by suit; ``None`` if the round could not be rebuilt."""
+    suits: tuple[Suit, ...]
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def check_choice(
+    view: View, put_down: PutDown, draw: Draw | None = None
+) -> IllegalMoveError | None:
+    """Why a put-down (and then a draw) is not allowed for this player now, or ``None``.
+
+    The engine explains it: the check runs on a round consistent with the
+    view (:meth:`View.determinize`), which only the hidden cards could tell
+    apart, and no rule depends on them.
+    """
+    probe = view.determinize(random.Random(PROBE_SEED))
+    try:
+        probe.check(put_down, view.seat)
+        if draw is not None:
+            probe.push(put_down, view.seat)
+            probe.check(draw, view.seat)
+    except IllegalMoveError as exc:
+        return exc
+    return None
+
+
+def explain(exc: IllegalMoveError) -> str:
+    """An illegal move in one sentence: what was tried and which rule forbids it."""
+    text = f"not allowed: {exc.move}: {exc.reason.value}"
+    return f"{text} ({exc.detail})" if exc.detail else text
+
+
+def describe_turn(who: str, turn: Turn, drawn: Card | None) -> str:
+    """A turn in words, e.g. ``you discarded r5 and took g7 from the green pile``."""
+    put = f"{'discarded' if turn.put_down.discard else 'played'} {turn.put_down.card}"
+    suit = turn.draw.suit
+    if suit is None:
+        draw = f"drew {drawn} from the draw pile" if drawn else "drew from the draw pile"
+    else:
+        taken = f"took {drawn}" if drawn else "took the top card"
+        draw = f"{taken} from the {SUIT_NAMES[suit]} pile"
+    return f"{who} {put} and {draw}"
+
+
+def rebuild_round(
+    order: tuple[Card, ...], starter: Seat, turns: list[tuple[Seat, Turn]]
+) -> Round | None:
+    """The finished round with both hands, from its revealed deck and its turns."""
+    try:
+        table = Round.deal(order, int(starter))
+        for seat, turn in turns:
+            table.push_turn(turn, int(seat))
+    except (IllegalMoveError, ValueError):
+        return None
+    return table if table.is_over else None
+
+
+class MatchTracker:
+    """The match as the player has been shown it, update by update."""
+
+    def __init__(self, client: MatchClient) -> None:
+        self.client = client
+        self.me = client.seat
+        session = client.session
+        track = session.round
+        # A resumed match starts mid-way: take what the session knows now.
+        self.round = session.round_number
+        self.starter: Seat | None = track.starter if track is not None else None
+        self.turns: list[tuple[Seat, Turn]] = list(track.turns) if track is not None else []
+        view = session.view()
+        self._to_move: Seat | None = (
+            Seat(view.to_move) if view is not None and not view.is_over else None
+        )
+        self.last_moves: dict[Seat, str] = {}
+        self.summaries: list[RoundSummary] = []
+        self.ended: MatchEnded | None = None
+        self.dispute: DisputeInfo | None = session.dispute
+        self.status: Status = client.status
+        self.error: str | None = None
+        """A failure of the connection itself (the client raised)."""
+
+    # -- names
+
+    def name(self, seat: Seat) -> str:
+        """How the interface names a player: ``you``, or the opponent's name."""
+        if seat is self.me:
+            return YOU
+        return self.client.session.names.get(seat) or "the opponent"
+
+    @property
+    def opponent(self) -> str:
+        return self.name(self.me.other)
+
+    # -- the state now
+
+    @property
+    def rounds(self) -> int:
+        options = self.client.session.options
+        return options.rounds if options is not None else 0
+
+    def totals_before_round(self) -> tuple[int, int]:
+        """Match totals by seat, of the rounds already recorded."""
+        match = self.client.session.match
+        if match is None:
+            return (0, 0)
+        a, b = match.totals
+        return (a, b)
+
+    def board(self) -> Board | None:
+        """The table from this player's side (``None`` before the first deal)."""
+        session = self.client.session
+        view = session.view()
+        if view is None:
+            return None
+        totals = self.totals_before_round()
+        me, other = self.me, self.me.other
+        return board_from_view(
+            view,
+            names=(self.opponent, YOU),
+            totals=(totals[other], totals[me]),
+            round_number=session.round_number,
+            rounds=self.rounds,
+            turn=len(self.turns),
+        )
+
+    @property
+    def over(self) -> bool:
+        """Whether the match has ended (finished, resigned or stopped by a dispute)."""
+        return self.ended is not None or self.dispute is not None or self.client.session.is_over
+
+    def may_move(self) -> bool:
+        """The session waits for this player's move and every event before it was shown."""
+        session = self.client.session
+        return (
+            session.awaiting_decision
+            and self.round == session.round_number
+            and self._to_move is self.me
+        )
+
+    def note_sent(self) -> None:
+        """This player's move was accepted by the client: the turn passes on."""
+        self._to_move = self.me.other
+
+    def note_not_sent(self) -> None:
+        """The client refused this player's move: the turn is still theirs."""
+        if self.client.session.awaiting_decision:
+            self._to_move = self.me
+
+    def exit_code(self) -> int:
+        if self.dispute is not None:
+            return EXIT_DISPUTE
+        return EXIT_FINISHED if self.over else EXIT_UNFINISHED
+
+    @property
+    def replay_path(self) -> Path | None:
+        return self.client.replay_path
+
+    # -- updates
+
+    def apply(self, update: Update) -> list[str]:
+        """Take one update into account; return what to tell the player, in sentences."""
+        out: list[str] = []
+        if update.event is not None:
+            out.extend(self._event(update.event))
+        if update.status is not None:
+            out.extend(self._status(update.status))
+        if update.notice:
+            out.append(update.notice)
+        return out
+
+    def _event(self, event: object) -> list[str]:
+        if isinstance(event, PeerIdentified):
+            if event.seat is self.me:
+                return []
+            return [
+                f"opponent: {event.name or '?'} ({event.seat}), "
+                f"key {identity.fingerprint(event.key)}"
+            ]
+        if isinstance(event, MatchStarted):
+            return [
+                f"match: {event.options.suits} suits, {plural(event.options.rounds, 'round')}; "
+                f"a fair coin says {self.name(event.first_starter)} start"
+                f"{'' if event.first_starter is self.me else 's'} round 1"
+            ]
+        if isinstance(event, RoundStarted):
+            self.round = event.round
+            self.starter = event.starter
+            self.turns = []
+            self._to_move = event.starter
+            self.last_moves = {}
+            who = self.name(event.starter)
+            verb = "start" if event.starter is self.me else "starts"
+            return [f"round {event.round} of {self.rounds}: {who} {verb}"]
+        if isinstance(event, TurnPlayed):
+            if event.round != self.round:
+                self.round, self.turns, self.starter = event.round, [], event.seat
+            self.turns.append((event.seat, event.turn))
+            self._to_move = event.seat.other
+            text = describe_turn(self.name(event.seat), event.turn, event.drawn)
+            self.last_moves[event.seat] = text
+            return [text]
+        if isinstance(event, RoundVerified):
+            return self._round_verified(event)
+        if isinstance(event, MatchEnded):
+            self.ended = event
+            self._to_move = None
+            return self.result_lines()
+        if isinstance(event, DisputeRaised):
+            self.dispute = event.dispute
+            self._to_move = None
+            return self.dispute_lines()
+        return []  # dropped frames, duplicates, gaps and control frames are the net layer's
+
+    def _round_verified(self, event: RoundVerified) -> list[str]:
+        before = self.summaries[-1].totals if self.summaries else self._totals_without(event)
+        totals = (before[0] + event.scores[0], before[1] + event.scores[1])
+        table = None
+        if self.starter is not None and self.round == event.round:
+            table = rebuild_round(event.deck.order, self.starter, self.turns)
+        expeditions = None
+        suits = tuple(Suit)[: event.deck.suit_count]
+        if table is not None:
+            expeditions = tuple(
+                tuple(tuple(table.expedition(int(seat), s)) for s in suits) for seat in Seat
+            )
+        self.summaries.append(RoundSummary(event.round, event.scores, totals, expeditions, suits))
+        me, other = self.me, self.me.other
+        return [
+            f"round {event.round} over: you {event.scores[me]:+d}, "
+            f"{self.opponent} {event.scores[other]:+d}; "
+            f"match: you {totals[me]:+d}, {self.opponent} {totals[other]:+d}"
+        ]
+
+    def _totals_without(self, event: RoundVerified) -> tuple[int, int]:
+        """Totals before ``event``'s round, from the match record (a resumed match)."""
+        match = self.client.session.match
+        if match is None:
+            return (0, 0)
+        earlier = match.round_scores[: event.round - 1]
+        return (sum(s[0] for s in earlier), sum(s[1] for s in earlier))
+
+    def _status(self, status: Status) -> list[str]:
+        previous, self.status = self.status, status
+        if status is Status.DISCONNECTED:
+            return [self.disconnected_text()]
+        if status is Status.PLAYING and previous is Status.DISCONNECTED:
+            return [f"{self.opponent} is back; the match goes on"]
+        if status is Status.WAITING_FOR_PEER:
+            return ["waiting for the opponent to connect"]
+        if status is Status.CONNECTING:
+            return ["connecting to the opponent"]
+        if status is Status.DISPUTE and self.dispute is None:
+            self.dispute = self.client.session.dispute
+            return self.dispute_lines()
+        return []
+
+    # -- sentences
+
+    def disconnected_text(self) -> str:
+        path = self.replay_path
+        later = (
+            f"or quit and continue later with: lcnet resume {path}"
+            if path is not None
+            else "or quit (this match is not saved, so it cannot be resumed)"
+        )
+        return (
+            f"{self.opponent} is disconnected. Wait: the match goes on when they reconnect; {later}"
+        )
+
+    def outcome_text(self, outcome: Outcome, resigned: Seat | None) -> str:
+        me, other = int(self.me), int(self.me.other)
+        score = f"{outcome.totals[me]} to {outcome.totals[other]}"
+        if resigned is not None:
+            if resigned is self.me:
+                return f"you resigned: {self.opponent} wins (the score stood at {score})"
+            return f"{self.opponent} resigned: you win (the score stood at {score})"
+        if outcome.winner is None:
+            return f"the match is a draw, {score}"
+        if outcome.winner == me:
+            return f"you win the match, {score}"
+        return f"{self.opponent} wins the match, {score}"
+
+    def saved_text(self) -> str:
+        path = self.replay_path
+        if path is None:
+            return "this match was not saved to a file"
+        return f"match saved in: {path}"
+
+    def result_lines(self) -> list[str]:
+        if self.ended is None:
+            return []
+        lines = [self.outcome_text(self.ended.outcome, self.ended.resigned)]
+        me, other = int(self.me), int(self.me.other)
+        for number, scores in enumerate(self.ended.round_scores, start=1):
+            lines.append(
+                f"  round {number}: you {scores[me]:+d}, {self.opponent} {scores[other]:+d}"
+            )
+        if not self.ended.sealed and self.ended.resigned is None:
+            lines.append("the result is not yet countersigned by both players")
+        lines.append(self.saved_text())
+        return lines
+
+    def dispute_lines(self) -> list[str]:
+        info = self.dispute
+        if info is None:
+            return []
+        if info.offender is self.me:
+            what = (
+                f"{self.opponent} stopped the match, saying your frame {info.seq} "
+                f"breaks the protocol: {info.reason}"
+            )
+        else:
+            what = f"{self.opponent} broke the rules in frame {info.seq}: {info.reason}"
+        path = self.replay_path
+        evidence = (
+            [
+                f"the evidence (every signed frame) is in: {path}",
+                f"check it with: lcnet audit {path}",
+            ]
+            if path is not None
+            else ["this match was not saved to a file, so there is no evidence file"]
+        )
+        return [
+            f"dispute: {what}",
+            "the match is stopped; nothing after that frame counts",
+            *evidence,
+        ]
