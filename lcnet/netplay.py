@@ -53,6 +53,8 @@ class Player:
     """Status lines for the user (standard error, so standard output stays the game's)."""
     home: Path | None = None
     """LCNET_HOME override (tests); ``None`` uses the environment."""
+    name: str | None = None
+    """A display name for this match instead of the identity's."""
     extra_header: dict[str, Any] = field(default_factory=dict)
 
 
@@ -88,7 +90,10 @@ def _writer_factory(
 
 
 def _load_identity(player: Player) -> identity.Identity:
-    return identity.load_identity(player.home)
+    me = identity.load_identity(player.home)
+    if player.name is not None:
+        me = identity.Identity(identity.validate_name(player.name), me.signing_key)
+    return me
 
 
 # ------------------------------------------------------------------ running
@@ -224,9 +229,14 @@ async def resume_match(
     *,
     player: Player,
     connect_to: tuple[str, int] | None = None,
+    port: int | None = None,
     on_listening: Callable[[str, int], None] | None = None,
 ) -> int:
-    """Continue an unfinished match from its replay file and side file."""
+    """Continue an unfinished match from its replay file and side file.
+
+    A host listens again where it listened (or on ``port``); a joiner connects
+    again where it connected (or to ``connect_to``).
+    """
     seat = {"host": Seat.HOST, "joiner": Seat.JOINER}.get(contents.header.seat)
     if seat is None:
         raise UserError(f"{path} is not a player's replay file (seat {contents.header.seat!r})")
@@ -255,7 +265,8 @@ async def resume_match(
     try:
         if seat is Seat.HOST:
             bind = str(extra.get("bind", "0.0.0.0"))
-            port = int(extra.get("port", 0)) if connect_to is None else connect_to[1]
+            if port is None:
+                port = int(extra.get("port", 0))
             sock, actual = bind_host(context, bind, port)
             if on_listening is not None:
                 on_listening(bind, actual)
@@ -293,3 +304,147 @@ def _options_from(contents: ReplayContents) -> MatchOptions | None:
     if isinstance(suits, int) and isinstance(rounds, int):
         return MatchOptions(suits=suits, rounds=rounds)
     return None
+
+
+# ------------------------------------------------------------------ lcnet play
+
+BOT_PEER_START_TIMEOUT: Final = 30.0
+"""Seconds for the bot's process to start listening (a cold Python start is ~1 s)."""
+
+BOT_PEER_EXIT_TIMEOUT: Final = 10.0
+"""Seconds the bot's process gets to finish on its own before it is stopped."""
+
+
+def bot_home(spec: str) -> Path:
+    """Where a built-in bot keeps its own identity (so it is a distinct, known peer)."""
+    name = spec.split(":")[0]
+    return identity.home_dir() / "bots" / name
+
+
+class BotPeerProcess:
+    """A built-in bot playing the host's seat in a process of its own, on loopback."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, port: int, lines: list[str]) -> None:
+        self.proc = proc
+        self.port = port
+        self.lines = lines
+        self._drain: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(cls, arguments: list[str], spec: str) -> BotPeerProcess:
+        """Run ``lcnet <arguments> --bot SPEC --bind 127.0.0.1`` and wait until it listens."""
+        import os
+
+        env = dict(os.environ)
+        env["LCNET_HOME"] = str(bot_home(spec))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "lcnet",
+            *arguments,
+            "--bot",
+            spec,
+            "--name",
+            f"{spec.split(':')[0]} bot",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stderr is not None
+        lines: list[str] = []
+        port = None
+        try:
+            async with asyncio.timeout(BOT_PEER_START_TIMEOUT):
+                while port is None:
+                    raw = await proc.stderr.readline()
+                    if not raw:
+                        break
+                    line = raw.decode(errors="replace").rstrip()
+                    lines.append(line)
+                    if "listening on " in line:
+                        port = int(line.rsplit(":", 1)[1])
+        except TimeoutError:
+            pass
+        peer = cls(proc, port or 0, lines)
+        if port is None:
+            await peer.stop()
+            detail = "; ".join(lines[-3:]) or "no output"
+            raise UserError(f"the bot's process did not start listening ({detail})")
+        peer._drain = asyncio.get_running_loop().create_task(peer._keep_reading())
+        return peer
+
+    async def _keep_reading(self) -> None:
+        assert self.proc.stderr is not None
+        while raw := await self.proc.stderr.readline():
+            self.lines.append(raw.decode(errors="replace").rstrip())
+            del self.lines[:-50]
+
+    async def stop(self) -> None:
+        """Give the process time to finish, then stop it by its process id."""
+        proc = self.proc
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), BOT_PEER_EXIT_TIMEOUT)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), 3.0)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        if self._drain is not None:
+            self._drain.cancel()
+
+
+async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) -> int:
+    """``lcnet play``: a person (joiner) against a built-in bot (host, its own process)."""
+    arguments = [
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--suits",
+        str(options.suits),
+        "--rounds",
+        str(options.rounds),
+        "--replays",
+        str(player.replays),
+        "--ping-interval",
+        str(player.timing.ping_interval),
+        "--peer-timeout",
+        str(player.timing.peer_timeout),
+    ]
+    bot = await BotPeerProcess.start(arguments, spec)
+    player.extra_header = {"opponent_bot": spec}
+    try:
+        return await join_match(host="127.0.0.1", port=bot.port, player=player)
+    finally:
+        await bot.stop()
+
+
+async def resume_against_bot(
+    path: Path, contents: ReplayContents, *, spec: str, player: Player
+) -> int:
+    """Resume an ``lcnet play`` match: the bot resumes its own file in its own process."""
+    game = path.name.rsplit("-", 1)[0]
+    bot_files = sorted(path.parent.glob(f"{game}-host.lcnet"))
+    if not bot_files:
+        raise UserError(f"the bot's replay file ({game}-host.lcnet) is not next to {path}")
+    arguments = [
+        "resume",
+        str(bot_files[0]),
+        "--port",
+        "0",
+        "--ping-interval",
+        str(player.timing.ping_interval),
+        "--peer-timeout",
+        str(player.timing.peer_timeout),
+    ]
+    bot = await BotPeerProcess.start(arguments, spec)
+    try:
+        return await resume_match(path, contents, player=player, connect_to=("127.0.0.1", bot.port))
+    finally:
+        await bot.stop()

@@ -19,6 +19,9 @@ def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> N
         default=DEFAULT_REPLAYS,
         help=f"where to save the match's replay file (default: {DEFAULT_REPLAYS}/)",
     )
+    parser.add_argument(
+        "--name", help="your display name for this match (default: the one `lcnet id` shows)"
+    )
     timing = Timing()
     parser.add_argument(
         "--ping-interval",
@@ -43,4 +46,4 @@ def player_from(args: argparse.Namespace) -> Player:
 
         parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
     timing = Timing(ping_interval=args.ping_interval, peer_timeout=args.peer_timeout)
-    return Player(bot=args.bot, replays=args.replays, timing=timing)
+    return Player(bot=args.bot, replays=args.replays, timing=timing, name=args.name)

@@ -1,0 +1,67 @@
+"""``lcnet play``: play a built-in bot on this machine, through the real protocol."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.errors import UsageError
+from lcnet.netplay import play_against_bot
+from lcnet.session import MatchOptions
+
+DEFAULT_BOT = "mcts"
+
+DESCRIPTION = """\
+Play Lost Cities against a built-in bot on this machine. The bot runs as a
+second peer in its own process and the two play over loopback TCP with the
+full protocol: a masked deck neither side can see into, signed moves, and a
+replay file for each player that `lcnet audit` can check. Without a terminal
+(standard input from a pipe or a file), a plain line mode reads one move per
+line, so games can be scripted.
+"""
+
+EPILOG = """\
+examples:
+  lcnet play                    against mcts, the strongest bot
+  lcnet play --bot greedy       an easier opponent
+  lcnet play --suits 6 --rounds 1
+  printf '+r7 deck\\n' | lcnet play   line mode (see `help` inside for commands)
+
+In the game: arrows or 1-8 select a card, p plays it, d discards it, then
+choose the draw: Enter for the deck or a suit letter for its discard pile.
+You can also type moves: `+r7 deck`, `-b3 g`, `play r7, draw deck`.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="play a built-in bot on this machine (the full protocol, over loopback)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--suits", type=int, choices=(5, 6), default=5, help="5 suits, or 6 with purple (default 5)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, metavar="R", help="rounds in the match (default 3)"
+    )
+    add_player_arguments(parser, bot_help=f"the bot to play against (default {DEFAULT_BOT})")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        options = MatchOptions(suits=args.suits, rounds=args.rounds)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    spec = args.bot or DEFAULT_BOT
+    args.bot = None  # the person plays this side; the bot plays the other
+    player = player_from(args)
+    from lcnet.bots import parse_bot_spec
+
+    parse_bot_spec(spec)
+    return asyncio.run(play_against_bot(spec=spec, options=options, player=player))
