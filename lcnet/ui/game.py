@@ -446,6 +446,9 @@ class GameUI:
         style = "class:banner.warning"
         if tracker.error is not None:
             text = f"The connection failed: {tracker.error}. Press q to leave."
+        elif tracker.stopped_early:
+            parts = [tracker.last_notice, tracker.stopped_text(), "press q to leave"]
+            text = ". ".join(sentence(part) for part in parts if part) + "."
         elif tracker.status is Status.DISCONNECTED:
             text = tracker.disconnected_text()
         elif tracker.status in (Status.CONNECTING, Status.WAITING_FOR_PEER):
@@ -600,6 +603,8 @@ class GameUI:
         tracker = self.tracker
         if tracker.dispute is not None:
             return "DISPUTE: the match stopped"
+        if tracker.stopped_early:
+            return "the match stopped"
         if tracker.over:
             return "the match is over"
         if tracker.error is not None:
@@ -769,6 +774,11 @@ class GameUI:
         if hand:
             self.selected = (self.selected + delta) % len(hand)
             self._changed()
+
+
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter (the rest, paths included, unchanged)."""
+    return text[:1].upper() + text[1:]
 
 
 async def run_tui(

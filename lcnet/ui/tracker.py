@@ -144,6 +144,8 @@ class MatchTracker:
         self.status: Status = client.status
         self.error: str | None = None
         """A failure of the connection itself (the client raised)."""
+        self.last_notice: str | None = None
+        """The client's last notice (when it gives up, it says why in one)."""
 
     # -- names
 
@@ -191,8 +193,20 @@ class MatchTracker:
 
     @property
     def over(self) -> bool:
-        """Whether the match has ended (finished, resigned or stopped by a dispute)."""
-        return self.ended is not None or self.dispute is not None or self.client.session.is_over
+        """Whether nothing more will happen: the match ended (finished, resigned,
+        stopped by a dispute) or the client gave up on it (status ``OVER``)."""
+        # From the updates shown, not the session: the session may be over
+        # while its last round's result has not been shown yet.
+        return (
+            self.ended is not None
+            or self.dispute is not None
+            or self.status in (Status.OVER, Status.DISPUTE)
+        )
+
+    @property
+    def stopped_early(self) -> bool:
+        """The client gave up on a match that is not over (it can be resumed)."""
+        return self.over and not self.client.session.is_over and self.dispute is None
 
     def may_move(self) -> bool:
         """The session waits for this player's move and every event before it was shown."""
@@ -215,7 +229,9 @@ class MatchTracker:
     def exit_code(self) -> int:
         if self.dispute is not None:
             return EXIT_DISPUTE
-        return EXIT_FINISHED if self.over else EXIT_UNFINISHED
+        if self.ended is not None or self.client.session.is_over:
+            return EXIT_FINISHED
+        return EXIT_UNFINISHED
 
     @property
     def replay_path(self) -> Path | None:
@@ -231,6 +247,7 @@ class MatchTracker:
         if update.status is not None:
             out.extend(self._status(update.status))
         if update.notice:
+            self.last_notice = update.notice
             out.append(update.notice)
         return out
 
@@ -318,6 +335,8 @@ class MatchTracker:
         if status is Status.DISPUTE and self.dispute is None:
             self.dispute = self.client.session.dispute
             return self.dispute_lines()
+        if status is Status.OVER and self.stopped_early:
+            return [self.stopped_text()]
         return []
 
     # -- sentences
@@ -332,6 +351,15 @@ class MatchTracker:
         return (
             f"{self.opponent} is disconnected. Wait: the match goes on when they reconnect; {later}"
         )
+
+    def stopped_text(self) -> str:
+        path = self.replay_path
+        later = (
+            f"continue it later with: lcnet resume {path}"
+            if path is not None
+            else "it was not saved, so it cannot be continued"
+        )
+        return f"the match stopped before its end; {later}"
 
     def outcome_text(self, outcome: Outcome, resigned: Seat | None) -> str:
         me, other = int(self.me), int(self.me.other)

@@ -1,0 +1,253 @@
+"""The plain line mode: a match played one typed line at a time, for pipes and scripts.
+
+Used when stdin is not a terminal. When it is the player's move, the board is
+printed as text, then one line is read: a turn in the card notation
+(``+r7 deck``, ``-b3 g``, ``play r7, draw deck``) or ``help``, ``board``,
+``resign``, ``quit``. Bad or illegal input gets a one-line explanation and
+the question again. Everything else that happens (the opponent's moves, round
+results, the final result, a dispute, a lost connection) is printed as it
+comes. End of input quits cleanly, leaving an unfinished match resumable.
+
+So ``printf '+r7 deck\\n-b3 g\\n' | lcnet play`` plays two turns (if they are
+legal when their turn comes). Lines are only read when a move is due, so a
+script's lines map to its moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from typing import Any, Final, TextIO
+
+from lcnet.client import MatchClient, Update
+from lcnet.engine import Turn, View
+from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
+from lcnet.session import RoundVerified
+from lcnet.ui.board import board_lines, plain, scoring_lines
+from lcnet.ui.tracker import EXIT_UNFINISHED, YOU, MatchTracker, check_choice, explain
+
+PROMPT: Final = "your move:"
+HELP_LINES: Final = (
+    "type one turn per line: put down a card, then draw",
+    "  +r7 deck           play r7 on your red expedition, draw from the draw pile",
+    "  -b3 g              discard b3, take the top card of the green pile",
+    "  play gH2, draw r   the long form (a wager is H1, H2 or H3)",
+    "other commands: board (show the table again), resign, quit (or end of input)",
+)
+QUIT_WORDS: Final = ("quit", "exit", "q")
+HELP_WORDS: Final = ("help", "?", "h")
+BOARD_WORDS: Final = ("board", "show", "b")
+
+
+class LineReader:
+    """Lines of a blocking text stream, each read on demand in a daemon thread.
+
+    The event loop must keep running while the player thinks (the network
+    layer's heartbeats live in it), so the blocking ``readline`` happens in a
+    thread; a daemon one, so that a read still waiting when the match ends
+    never keeps the program alive. A line is read only when asked for, so a
+    script's lines are consumed one per move, never ahead of time.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._pending: asyncio.Future[str | None] | None = None
+
+    async def readline(self) -> str | None:
+        """The next line without its line ending, or ``None`` at the end of input."""
+        if self._pending is None:
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[str | None] = loop.create_future()
+            self._pending = future
+            threading.Thread(
+                target=self._read, args=(loop, future), name="lcnet-stdin", daemon=True
+            ).start()
+        try:
+            return await asyncio.shield(self._pending)
+        finally:
+            if self._pending.done():
+                self._pending = None
+
+    def _read(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[str | None]) -> None:
+        line: str | None
+        try:
+            text = self._stream.readline()
+            line = text.rstrip("\r\n") if text else None
+        except (OSError, ValueError):
+            line = None  # a closed stream ends the input like EOF does
+        with contextlib.suppress(RuntimeError):  # the loop has already closed
+            loop.call_soon_threadsafe(_settle, future, line)
+
+
+def _settle(future: asyncio.Future[str | None], line: str | None) -> None:
+    if not future.done():
+        future.set_result(line)
+
+
+class LineGame:
+    """One player's match in line mode."""
+
+    def __init__(self, client: MatchClient, stdin: TextIO, stdout: TextIO) -> None:
+        self.client = client
+        self.tracker = MatchTracker(client)
+        self.reader = LineReader(stdin)
+        self.stdout = stdout
+        self._shown_at: tuple[int, int] | None = None
+
+    def say(self, *lines: str) -> None:
+        for line in lines:
+            self.stdout.write(line + "\n")
+        self.stdout.flush()
+
+    async def run(self) -> int:
+        self.say("lcnet line mode: one command per line; 'help' lists them")
+        updates: asyncio.Task[Update] = asyncio.ensure_future(self.client.next_update())
+        line: asyncio.Task[str | None] | None = None
+        try:
+            while True:
+                if line is None and self.tracker.may_move():
+                    self.prompt()
+                    line = asyncio.ensure_future(self.reader.readline())
+                waiting: set[asyncio.Task[Any]] = {updates}
+                if line is not None:
+                    waiting.add(line)
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if updates in done:
+                    try:
+                        update = updates.result()
+                    except LcnetError as exc:
+                        self.say(f"the connection failed: {exc}")
+                        return self._leave()
+                    self.say(*self.tracker.apply(update))
+                    if isinstance(update.event, RoundVerified):
+                        self.say(*self._scoring())
+                    if self.tracker.over:
+                        return self.tracker.exit_code()
+                    updates = asyncio.ensure_future(self.client.next_update())
+                if line is not None and line in done:
+                    text, line = line.result(), None
+                    code = await self.command(text)
+                    if code is not None:
+                        return code
+        finally:
+            for task in (updates, line):
+                if task is not None:
+                    task.cancel()
+
+    def prompt(self) -> None:
+        """The table (once per position) and the question."""
+        here = (self.client.session.round_number, len(self.tracker.turns))
+        if self._shown_at != here:
+            self._shown_at = here
+            self.show_board()
+        self.say(PROMPT)
+
+    def show_board(self) -> None:
+        board = self.tracker.board()
+        view = self.client.session.view()
+        if board is None or view is None:
+            self.say("the cards are not dealt yet")
+            return
+        self.say("", *plain(board_lines(board)), *self._choices(view), "")
+
+    def _scoring(self) -> list[str]:
+        """The finished round, expedition by expedition, for both players."""
+        summary = self.tracker.summaries[-1] if self.tracker.summaries else None
+        if summary is None or summary.expeditions is None:
+            return []
+        me, other = self.client.seat, self.client.seat.other
+        lines = [
+            *scoring_lines(YOU, summary.suits, summary.expeditions[me]),
+            *scoring_lines(self.tracker.opponent, summary.suits, summary.expeditions[other]),
+        ]
+        return plain(lines)
+
+    @staticmethod
+    def _choices(view: View) -> list[str]:
+        """What the player may do now, in two short lines."""
+        if not view.my_turn:
+            return []
+        fits = " ".join(str(c) for c in view.hand if view.can_play(c))
+        piles = "".join(
+            f", {s.letter} ({top})" for s in view.suits if (top := view.top(s)) is not None
+        )
+        return [
+            f"  play: {fits or 'no card fits an expedition'}; or discard any card",
+            f"  then draw from: deck{piles}",
+        ]
+
+    async def command(self, text: str | None) -> int | None:
+        """Act on one input line; an exit code ends the game."""
+        if text is None:
+            self.say("end of input")
+            return self._leave()
+        self.say(f"> {text}")
+        words = text.strip()
+        key = words.lower()
+        if not words:
+            return None
+        if key in HELP_WORDS:
+            self.say(*HELP_LINES)
+            return None
+        if key in BOARD_WORDS:
+            self.show_board()
+            return None
+        if key in QUIT_WORDS:
+            return self._leave()
+        if key == "resign":
+            await self._resign()
+            return None
+        await self._play(words)
+        return None
+
+    async def _play(self, words: str) -> None:
+        try:
+            turn = Turn.parse(words)
+        except InvalidMoveError as exc:
+            self.say(f"error: {exc}; 'help' shows the notation")
+            return
+        view = self.client.session.view()
+        if view is None or not self.tracker.may_move():
+            self.say("error: it is not your move")
+            return
+        problem = check_choice(view, turn.put_down, turn.draw)
+        if problem is not None:
+            self.say(f"error: {explain(problem)}")
+            return
+        self.tracker.note_sent()
+        try:
+            await self.client.play(turn)
+        except IllegalMoveError as exc:
+            self.tracker.note_not_sent()
+            self.say(f"error: {explain(exc)}")
+        except LcnetError as exc:
+            self.tracker.note_not_sent()
+            self.say(f"error: the move was not sent: {exc}")
+
+    async def _resign(self) -> None:
+        try:
+            await self.client.resign()
+        except LcnetError as exc:
+            self.say(f"error: the resignation was not sent: {exc}")
+            return
+        self.say("you resign")
+        # The move is no longer due: wait for the end of the match.
+        self.tracker.note_sent()
+
+    def _leave(self) -> int:
+        if self.tracker.over:
+            return self.tracker.exit_code()
+        path = self.client.replay_path
+        later = (
+            f"continue it later with: lcnet resume {path}"
+            if path is not None
+            else "this match is not saved, so it cannot be continued"
+        )
+        self.say(f"leaving the match unfinished; {later}")
+        return EXIT_UNFINISHED
+
+
+async def run_lines(client: MatchClient, stdin: TextIO, stdout: TextIO) -> int:
+    """Play a match in line mode; returns 0 finished, 1 dispute, 3 left unfinished."""
+    return await LineGame(client, stdin, stdout).run()

@@ -1,0 +1,174 @@
+"""The plain line mode, driven through an in-memory stdin against a real local match."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from lcnet.client import LocalClient, Status, Update
+from lcnet.engine import View
+from lcnet.seat import Seat
+from lcnet.session import DisputeInfo, DisputeRaised, MatchOptions
+from lcnet.ui.lines import run_lines
+from lcnet.ui.tracker import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED
+from tests.test_ui_support import TIMEOUT, ScriptedClient, local_client
+
+Answer = str | Callable[[View], str]
+
+
+class ScriptInput(io.TextIOBase):
+    """A stdin whose lines are written as they are read, like a player who sees
+    the table: each answer is a line, or a function of the player's view.
+    After the answers, ``then`` (if any) answers every further read; else EOF."""
+
+    def __init__(
+        self, client: LocalClient, answers: list[Answer], then: Answer | None = None
+    ) -> None:
+        self.client = client
+        self.answers = list(answers)
+        self.then = then
+        self.reads = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1, /) -> str:
+        self.reads += 1
+        if self.answers:
+            answer: Answer | None = self.answers.pop(0)
+        else:
+            answer = self.then
+        if answer is None:
+            return ""
+        if callable(answer):
+            view = self.client.session.view()
+            assert view is not None
+            answer = answer(view)
+        return answer + "\n"
+
+
+def discard_first(view: View) -> str:
+    """A legal turn in any position: discard the first card, draw from the deck."""
+    return f"-{view.hand[0]} deck"
+
+
+def draw_back_discard(view: View) -> str:
+    card = view.hand[0]
+    return f"-{card} {card.suit.letter}"
+
+
+def run(client: LocalClient, stdin: io.TextIOBase) -> tuple[int, str]:
+    out = io.StringIO()
+
+    async def main() -> int:
+        return await asyncio.wait_for(run_lines(client, stdin, out), TIMEOUT)  # type: ignore[arg-type]
+
+    code = asyncio.run(main())
+    return code, out.getvalue()
+
+
+def test_a_piped_script_plays_its_turns_and_end_of_input_leaves_cleanly() -> None:
+    client = local_client()
+    stdin = ScriptInput(client, [discard_first, discard_first])
+    code, out = run(client, stdin)
+    assert code == EXIT_UNFINISHED
+    assert out.count("you discarded") == 2
+    assert "random bot " in out  # the opponent's moves are printed
+    assert out.rstrip().endswith(
+        "leaving the match unfinished; this match is not saved, so it cannot be continued"
+    )
+    assert stdin.reads == 3  # one line per move, then the end of input
+
+
+def test_the_state_is_printed_before_each_move() -> None:
+    client = local_client()
+    _code, out = run(client, ScriptInput(client, [discard_first]))
+    before_move = out.split("your move:")[0]
+    assert "draw pile 4" in before_move
+    assert "  hand: " in before_move
+    assert "then draw from: deck" in before_move
+
+
+def test_bad_notation_is_explained_and_asked_again() -> None:
+    client = local_client()
+    _code, out = run(client, ScriptInput(client, ["play the red one", discard_first]))
+    assert "> play the red one\nerror: not a turn: 'play the red one'" in out
+    assert out.count("your move:") == 3  # asked again after the error, then the next move
+    assert "you discarded" in out
+
+
+def test_an_illegal_turn_is_explained_with_the_rule() -> None:
+    client = local_client()
+    _code, out = run(client, ScriptInput(client, [draw_back_discard]))
+    assert "the card just discarded cannot be drawn back in the same turn" in out
+    assert "you discarded" not in out
+
+
+def test_help_and_board_answer_without_playing() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, ["help", "board"]))
+    assert "+r7 deck" in out
+    assert out.count("discards") == 2  # the table printed again on request
+    assert code == EXIT_UNFINISHED
+
+
+def test_quit_leaves_an_unfinished_match() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, ["quit"], then=discard_first))
+    assert code == EXIT_UNFINISHED
+    assert "you discarded" not in out
+
+
+def test_resign_ends_the_match() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, ["resign"]))
+    assert code == EXIT_FINISHED
+    assert "you resigned: random bot wins" in out
+
+
+def test_a_whole_match_prints_round_results_and_the_final_result() -> None:
+    client = local_client(rounds=2)
+    code, out = run(client, ScriptInput(client, [], then=discard_first))
+    assert code == EXIT_FINISHED
+    assert "round 1 over: you " in out and "round 2 over: you " in out
+    assert " - 20) × " in out  # each expedition's scoring, spelled out
+    assert "round 2 of 2: " in out
+    last = out.rstrip().splitlines()
+    assert any(w in "\n".join(last[-5:]) for w in ("you win the match", "wins the match", "draw"))
+    assert last[-1] == "this match was not saved to a file"
+
+
+def test_a_dispute_is_printed_with_the_evidence_file() -> None:
+    client = ScriptedClient(options=MatchOptions(rounds=1))
+    client.replay = Path("replays/match-host.lcnet")
+    dispute = DisputeInfo(Seat.JOINER, 12, b"\0" * 32, "a wrong drawn-card key", Seat.HOST)
+    client.inject(Update(event=DisputeRaised(dispute)))
+    code, out = run(client, ScriptInput(client, [], then=discard_first))
+    assert code == EXIT_DISPUTE
+    assert "dispute: random bot broke the rules in frame 12: a wrong drawn-card key" in out
+    assert "check it with: lcnet audit replays/match-host.lcnet" in out
+
+
+def test_a_client_that_gives_up_ends_the_line_mode_with_how_to_resume() -> None:
+    client = ScriptedClient(options=MatchOptions(rounds=1))
+    client.replay = Path("replays/match-host.lcnet")
+    client.inject(Update(notice="the host is unreachable"))
+    client.inject(Update(status=Status.OVER))
+    code, out = run(client, ScriptInput(client, [], then=discard_first))
+    assert code == EXIT_UNFINISHED
+    assert "the host is unreachable" in out
+    assert "lcnet resume replays/match-host.lcnet" in out
+
+
+def test_a_lost_opponent_is_announced_and_the_game_goes_on() -> None:
+    client = ScriptedClient(options=MatchOptions(rounds=1))
+    client.replay = Path("replays/match-host.lcnet")
+    client.inject(Update(status=Status.DISCONNECTED))
+    client.inject(Update(status=Status.PLAYING))
+    _code, out = run(client, ScriptInput(client, [discard_first]))
+    assert "random bot is disconnected. Wait: the match goes on when they reconnect" in out
+    assert "lcnet resume replays/match-host.lcnet" in out
+    assert "is back; the match goes on" in out
+    assert "you discarded" in out
