@@ -363,3 +363,22 @@ def test_no_color_turns_colours_off_and_keeps_the_suit_letters(
     assert seen["depth"] is ColorDepth.DEPTH_1_BIT
     hand_row = next(row for row in seen["screen"] if row.startswith("your hand"))  # type: ignore[attr-defined]
     assert all(card in hand_row for card in seen["hand"])  # type: ignore[attr-defined]
+
+
+def test_a_client_that_gives_up_is_shown_with_how_to_resume() -> None:
+    client = ScriptedClient(options=MatchOptions(rounds=1))
+    client.replay = Path("replays/match-host.lcnet")
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        client.inject(Update(notice="the host stopped answering"))
+        client.inject(Update(status=Status.OVER))
+        await wait_until(ui, lambda: ui.tracker.stopped_early, "the stop")
+        seen["screen"] = render(ui.app)
+        keys.send_text("q")  # nothing more can happen: no question
+
+    assert play(client, scenario) == EXIT_UNFINISHED
+    screen = " ".join(line.strip() for line in seen["screen"])
+    assert "The host stopped answering" in screen
+    assert "lcnet resume replays/match-host.lcnet" in screen

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO, cast
+
+import pytest
 
 from lcnet.client import LocalClient, Status, Update
 from lcnet.engine import View
 from lcnet.seat import Seat
 from lcnet.session import DisputeInfo, DisputeRaised, MatchOptions
+from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
 from lcnet.ui.tracker import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED
 from tests.test_ui_support import TIMEOUT, ScriptedClient, local_client
@@ -18,7 +23,7 @@ from tests.test_ui_support import TIMEOUT, ScriptedClient, local_client
 Answer = str | Callable[[View], str]
 
 
-class ScriptInput(io.TextIOBase):
+class ScriptInput:
     """A stdin whose lines are written as they are read, like a player who sees
     the table: each answer is a line, or a function of the player's view.
     After the answers, ``then`` (if any) answers every further read; else EOF."""
@@ -31,8 +36,8 @@ class ScriptInput(io.TextIOBase):
         self.then = then
         self.reads = 0
 
-    def readable(self) -> bool:
-        return True
+    def isatty(self) -> bool:
+        return False
 
     def readline(self, size: int | None = -1, /) -> str:
         self.reads += 1
@@ -59,11 +64,11 @@ def draw_back_discard(view: View) -> str:
     return f"-{card} {card.suit.letter}"
 
 
-def run(client: LocalClient, stdin: io.TextIOBase) -> tuple[int, str]:
+def run(client: LocalClient, stdin: ScriptInput) -> tuple[int, str]:
     out = io.StringIO()
 
     async def main() -> int:
-        return await asyncio.wait_for(run_lines(client, stdin, out), TIMEOUT)  # type: ignore[arg-type]
+        return await asyncio.wait_for(run_lines(client, cast(TextIO, stdin), out), TIMEOUT)
 
     code = asyncio.run(main())
     return code, out.getvalue()
@@ -172,3 +177,15 @@ def test_a_lost_opponent_is_announced_and_the_game_goes_on() -> None:
     assert "lcnet resume replays/match-host.lcnet" in out
     assert "is back; the match goes on" in out
     assert "you discarded" in out
+
+
+def test_the_line_mode_is_chosen_when_stdin_is_not_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = local_client()
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", ScriptInput(client, ["quit"]))
+    monkeypatch.setattr(sys, "stdout", out)
+    code = asyncio.run(asyncio.wait_for(run_match_ui(client), TIMEOUT))
+    assert code == EXIT_UNFINISHED
+    assert out.getvalue().startswith("lcnet line mode")

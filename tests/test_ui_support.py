@@ -128,8 +128,8 @@ def local_client(*, rounds: int = 1, suits: int = 5, seed: int = 3) -> LocalClie
     )
 
 
-def make_replay(directory: Path, *, rounds: int = 1, suits: int = 5, seed: int = 2) -> list[Path]:
-    """Play a whole match between random bots; return both players' replay files."""
+def bot_match(*, rounds: int, suits: int, seed: int) -> dict[Seat, localmatch.Peer]:
+    """Two random bots, Ada (host) and Bob (joiner), ready to play a match."""
     rng = random.Random(seed)
     bots = {seat: make_bot("random", random.Random(rng.getrandbits(32))) for seat in Seat}
     peers = localmatch.new_peers(
@@ -138,6 +138,19 @@ def make_replay(directory: Path, *, rounds: int = 1, suits: int = 5, seed: int =
         rng=rng,
         names={Seat.HOST: "Ada", Seat.JOINER: "Bob"},
     )
+    return peers
+
+
+def match_frames(*, rounds: int = 1, suits: int = 5, seed: int = 2) -> list[bytes]:
+    """The transcript of a whole bot match, kept in memory (no file, no fsync)."""
+    peers = bot_match(rounds=rounds, suits=suits, seed=seed)
+    localmatch.run(peers)
+    return [frame.raw for frame in peers[Seat.HOST].session.chain]
+
+
+def make_replay(directory: Path, *, rounds: int = 1, suits: int = 5, seed: int = 2) -> list[Path]:
+    """Play a whole match between random bots; return both players' replay files."""
+    peers = bot_match(rounds=rounds, suits=suits, seed=seed)
     localmatch.open_replays(peers, directory, "match", "2026-11-29T00:00:00Z")
     localmatch.run(peers)
     return localmatch.close_replays(peers)

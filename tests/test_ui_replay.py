@@ -1,0 +1,227 @@
+"""``lcnet replay``: the full-screen viewer driven by keys, and the text form."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import PipeInput, create_pipe_input
+
+from lcnet import replay
+from lcnet.cli import main
+from lcnet.replay import MatchRecord
+from lcnet.replaylog import read_replay
+from lcnet.seat import Seat
+from lcnet.ui.board import SCREEN_WIDTH, plain
+from lcnet.ui.replay_view import Perspective, ReplayViewer, position_lines, text_lines
+from tests.test_ui_support import (
+    SmallOutput,
+    make_replay,
+    match_frames,
+    render,
+    running,
+    wait_until,
+)
+
+Scenario = Callable[[ReplayViewer, PipeInput], Awaitable[None]]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Both players' files of a finished 2-round match.
+
+    Durability is not what these tests are about, so the files are written
+    without fsync (it would make the setup a hundred times slower).
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fsync", lambda fd: None)
+        return make_replay(tmp_path_factory.mktemp("replays"), rounds=2)
+
+
+@pytest.fixture(scope="module")
+def record(files: list[Path]) -> MatchRecord:
+    return replay.load_contents(read_replay(files[0]))
+
+
+def unfinished(files: list[Path], frames: int) -> MatchRecord:
+    """The same match cut after ``frames`` frames, as a crashed peer's file would be."""
+    contents = read_replay(files[0])
+    return replay.load(contents.frames[:frames])
+
+
+def view(record: MatchRecord, scenario: Scenario, perspective: Perspective) -> int:
+    async def main() -> int:
+        with create_pipe_input() as keys:
+            viewer = ReplayViewer(record, perspective=perspective, input=keys, output=SmallOutput())
+            async with running(viewer.app.run_async(), viewer.app) as task:
+                await scenario(viewer, keys)
+                code: int = await asyncio.wait_for(asyncio.shield(task), 60)
+            return code
+
+    return asyncio.run(main())
+
+
+def test_keys_step_through_the_match(record: MatchRecord) -> None:
+    last = len(record.positions) - 1
+    second_round = record.round_starts[1]
+
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        keys.send_text("\x1b[C\x1b[C ")  # Right, Right, Space
+        await wait_until(viewer, lambda: viewer.index == 3, "step 3")
+        keys.send_text("\x1b[D")  # Left
+        await wait_until(viewer, lambda: viewer.index == 2, "back to step 2")
+        keys.send_text("G")
+        await wait_until(viewer, lambda: viewer.index == last, "the last step")
+        keys.send_text("[")
+        await wait_until(viewer, lambda: viewer.index == second_round, "round 2's start")
+        keys.send_text("[")
+        await wait_until(viewer, lambda: viewer.index == 0, "round 1's start")
+        keys.send_text("]")
+        await wait_until(viewer, lambda: viewer.index == second_round, "round 2 again")
+        keys.send_text("g")
+        await wait_until(viewer, lambda: viewer.index == 0, "the first step")
+        keys.send_text("q")
+
+    assert view(record, scenario, Perspective.HOST) == 0
+
+
+def test_the_view_switches_between_seats_and_both_hands(record: MatchRecord) -> None:
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        seen["host"] = render(viewer.app)
+        keys.send_text("v")
+        await wait_until(viewer, lambda: viewer.perspective is Perspective.JOINER, "joiner")
+        seen["joiner"] = render(viewer.app)
+        keys.send_text("v")
+        await wait_until(viewer, lambda: viewer.perspective is Perspective.BOTH, "both")
+        seen["both"] = render(viewer.app)
+        keys.send_text("q")
+
+    view(record, scenario, Perspective.HOST)
+    table = record.positions[0].table
+    host_hand = " ".join(str(c) for c in sorted(table.hand(0), key=lambda c: c.id))
+    joiner_hand = " ".join(str(c) for c in sorted(table.hand(1), key=lambda c: c.id))
+    for name, shows_host, shows_joiner in [
+        ("host", True, False),
+        ("joiner", False, True),
+        ("both", True, True),
+    ]:
+        screen = "\n".join(seen[name])
+        assert (host_hand in screen) is shows_host, name
+        assert (joiner_hand in screen) is shows_joiner, name
+
+
+def test_the_status_bar_gives_the_audit_verdict(record: MatchRecord) -> None:
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        seen["screen"] = render(viewer.app)
+        keys.send_text("?")
+        await wait_until(viewer, lambda: viewer.help_open, "the help screen")
+        seen["help"] = render(viewer.app)
+        keys.send_text("\x1b")
+        await wait_until(viewer, lambda: not viewer.help_open, "the board again")
+        keys.send_text("q")
+
+    view(record, scenario, Perspective.BOTH)
+    assert seen["screen"][-2].startswith(" audit: VALID:")
+    assert "q quit" in seen["screen"][-1]
+    assert "both hands open" in "\n".join(seen["help"])
+
+
+def test_hands_stay_hidden_in_a_round_whose_seeds_were_not_revealed(
+    files: list[Path],
+) -> None:
+    record = unfinished(files, 120)  # mid-way through round 1
+    position = record.positions[-1]
+    assert not position.hands_known
+    text = "\n".join(
+        line
+        for perspective in Perspective
+        for line in plain(position_lines(record, position, perspective))
+    )
+    assert "cards, hidden" in text
+    assert "hands: hidden (this round's seeds were not revealed)" in text
+    assert record.verdict.summary.startswith("INCOMPLETE")
+
+
+def test_a_card_drawn_from_the_deck_is_secret_in_a_one_seat_view(record: MatchRecord) -> None:
+    position = next(
+        p
+        for p in record.positions
+        if p.last is not None and p.last[0] is Seat.JOINER and p.last[1].draw.from_deck
+    )
+    drawn = str(position.drawn)
+    host_view = plain(position_lines(record, position, Perspective.HOST))[1]
+    both_view = plain(position_lines(record, position, Perspective.BOTH))[1]
+    assert f"drew {drawn} from" not in host_view
+    assert f"drew {drawn} from" in both_view
+
+
+@pytest.mark.parametrize("suits", [5, 6])
+def test_every_step_fits_80_columns_and_24_rows(suits: int) -> None:
+    record = replay.load(match_frames(rounds=1, suits=suits))
+    for position in record.positions:
+        for perspective in Perspective:
+            lines = plain(position_lines(record, position, perspective))
+            assert max(len(line) for line in lines) <= SCREEN_WIDTH
+            assert len(lines) <= 24 - 3  # the title and the two status lines
+
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        keys.send_text("G")
+        await wait_until(viewer, lambda: viewer.index > 0, "the last step")
+        screen = render(viewer.app)  # also checks that the layout fits 24 rows
+        assert "over:" in "\n".join(screen)
+        keys.send_text("q")
+
+    view(record, scenario, Perspective.BOTH)
+
+
+def test_replay_text_prints_every_step_and_the_verdict(
+    files: list[Path], record: MatchRecord, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(files[0]), "--text", "--seat", "both"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Ada (host), key ") and "view: both" in out[0]
+    assert sum(1 for line in out if line.startswith("round ") and ", turn " in line) == len(
+        record.positions
+    )
+    assert out[-1] == f"audit: {record.verdict.summary}"
+    assert out == text_lines(record, Perspective.BOTH)
+
+
+def test_replay_text_defaults_to_the_file_owners_seat(
+    files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(files[1]), "--text"]) == 0
+    assert "view: joiner" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_missing_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(tmp_path / "nope.lcnet"), "--text"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"lcnet replay: no such replay file: {tmp_path / 'nope.lcnet'}"]
+
+
+def test_a_file_that_is_not_a_replay_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a match\n")
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lcnet replay: not an lcnet replay file")
+
+
+def test_replay_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["replay", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and "--text" in out and "--seat" in out
