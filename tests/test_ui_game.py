@@ -231,7 +231,7 @@ def test_quitting_asks_first_and_no_keeps_playing() -> None:
         await my_move(ui)
         keys.send_text("q")
         await wait_until(ui, lambda: ui.confirm is Confirm.QUIT, "the quit question")
-        assert "Quit the unfinished match? y/n" in "\n".join(render(ui.app))
+        assert "Quit the unfinished match (it is not saved" in "\n".join(render(ui.app))
         keys.send_text("n")
         await wait_until(ui, lambda: ui.confirm is None, "the answer no")
         assert ui.app.is_running
@@ -382,3 +382,16 @@ def test_a_client_that_gives_up_is_shown_with_how_to_resume() -> None:
     screen = " ".join(line.strip() for line in seen["screen"])
     assert "The host stopped answering" in screen
     assert "lcnet resume replays/match-host.lcnet" in screen
+
+
+def test_before_the_deal_the_screen_waits_and_shows_the_players_key() -> None:
+    client = local_client()
+
+    async def show() -> list[str]:
+        with create_pipe_input() as keys:
+            return render(GameUI(client, input=keys, output=SmallOutput()).app)
+
+    screen = "\n".join(asyncio.run(show()))
+    assert "Shuffling and dealing" in screen
+    assert "you (host): key " in screen
+    assert "dealing..." in screen.splitlines()[-1]

@@ -41,6 +41,7 @@ from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
+from lcnet import identity
 from lcnet.cards import Card, Suit
 from lcnet.client import MatchClient, Status
 from lcnet.engine import Draw, PutDown, Turn, View
@@ -420,6 +421,8 @@ class GameUI:
         if board is None:
             lines.append([("", "")])
             lines.append([("class:notice", f"  {self._waiting_text()}")])
+            lines.append([("", "")])
+            lines.extend([("", f"  {line}")] for line in self._identities())
             return join_lines(lines)
         draw = self._draw_choices()
         lines.extend(board_lines(board, draw=draw, bottom_hand=False))
@@ -457,6 +460,20 @@ class GameUI:
             return []
         wrapped = textwrap.wrap(text, TEXT_WIDTH)[:BANNER_LINES]
         return [[(style, f" {line:<{TEXT_WIDTH}} ")] for line in wrapped]
+
+    def _identities(self) -> list[str]:
+        """Both players' key fingerprints, to read aloud to each other before playing."""
+        session = self.client.session
+        lines = []
+        for seat in (self.client.seat, self.client.seat.other):
+            key = session.keys.get(seat)
+            if key is None:
+                continue
+            who = "you" if seat is self.client.seat else clip(self.tracker.opponent, 24)
+            lines.append(f"{who} ({seat}): key {identity.fingerprint(key)}")
+        if len(lines) == 2:
+            lines.append("Read the fingerprints to each other: they must match what you see.")
+        return lines
 
     def _waiting_text(self) -> str:
         status = self.tracker.status
@@ -535,10 +552,12 @@ class GameUI:
 
     def _action(self) -> StyleAndTextTuples:
         if self.confirm is Confirm.QUIT:
-            later = ""
-            if self.client.replay_path is not None:
-                later = f" (continue later: lcnet resume {self.client.replay_path})"
-            return [("class:banner.warning", clip(f"Quit the unfinished match? y/n{later}", 80))]
+            later = (
+                "it is saved: lcnet resume continues it"
+                if self.client.replay_path is not None
+                else "it is not saved and cannot be continued"
+            )
+            return [("class:banner.warning", f"Quit the unfinished match ({later})? y/n")]
         if self.confirm is Confirm.RESIGN:
             return [("class:banner.warning", f"Resign? {self.tracker.opponent} wins. y/n")]
         if self.help_open or self.screens:
