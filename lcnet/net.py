@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import nacl.signing
 import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
@@ -65,7 +66,10 @@ CLOSE_LINGER_MS: Final = 2000
 SYNC_MIN_INTERVAL: Final = 0.5
 """At most two sync frames a second: they are cheap, but a loop of them is not."""
 
-PROTOCOL_MISMATCH = "the other side does not speak the lcnet protocol (or another version of it)"
+BUSY_REASON: Final = "this host is already playing a match with someone else"
+
+NO_GAME: Final = bytes(wire.HASH_SIZE)
+"""The game id in a busy frame sent before any match exists."""
 
 
 class NetError(UserError):
@@ -113,6 +117,7 @@ class NetPeer:
         writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
         timing: Timing = Timing(),
         peer_check: PeerCheck | None = None,
+        signing_key: nacl.signing.SigningKey | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -129,6 +134,10 @@ class NetPeer:
             self._open_writer = writer
         self._timing = timing
         self._peer_check = peer_check
+        key = signing_key or session._signing_key
+        if key is None:
+            raise LocalProtocolError("a network peer needs its signing key")
+        self._signing_key: nacl.signing.SigningKey = key
         self._clock = clock
         self._wall = wall_clock
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
@@ -246,6 +255,13 @@ class NetPeer:
         session = self._session
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=session.peer_minor > 0)
+        except wire.IncompatibleVersion as exc:
+            self.dropped += 1
+            if self._seat is Seat.JOINER and session.next_seq <= 1:
+                self._fail(NetError(str(exc)))
+            elif self._seat is Seat.HOST and ident != self._peer_ident:
+                self._turn_away(ident, str(exc))
+            return
         except wire.MalformedFrame:
             self.dropped += 1
             return
@@ -292,12 +308,14 @@ class NetPeer:
             self.dropped += 1
         return False
 
-    def _turn_away(self, ident: bytes) -> None:
+    def _turn_away(self, ident: bytes, reason: str = BUSY_REASON) -> None:
+        """Send a peer that is not our opponent away, with the reason."""
         self.turned_away += 1
-        if self._session.game_id is None or self._session._signing_key is None:
-            return
-        reason = "this host is already playing a match with someone else"
-        busy = self._session.control(wire.Busy(reason=reason))
+        busy = wire.make_frame(
+            wire.Busy(reason=reason[: wire.MAX_REASON_BYTES]),
+            self._signing_key,
+            game=self._session.game_id or NO_GAME,
+        )
         self._send_to(ident, busy.raw)
 
     def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
@@ -308,7 +326,7 @@ class NetPeer:
         message = frame.message
         if isinstance(message, wire.Busy):
             if self._seat is Seat.JOINER and self._session.next_seq <= 1:
-                self._fail(NetError(f"the host turned us away: {message.reason}"))
+                self._fail(NetError(f"the host turned this peer away: {message.reason}"))
             return
         step = self._session.receive(frame.raw)
         if not any(type(e).__name__ == "ControlReceived" for e in step.events):
@@ -406,11 +424,11 @@ class NetPeer:
         while True:
             await asyncio.sleep(self._timing.ping_interval)
             session = self._session
-            if session.game_id is None:
-                if (
-                    self._seat is Seat.JOINER
-                    and self._clock() - self._last_heard > self._timing.connect_timeout
-                ):
+            silent = self._clock() - self._last_heard
+            if self._seat.other not in session.keys:
+                # No opponent yet. A host waits as long as it takes; a joiner
+                # whose hello gets no answer gives up after the connect timeout.
+                if self._seat is Seat.JOINER and silent > self._timing.connect_timeout:
                     self._fail(
                         NetError(
                             "no answer from the host: check the address and port, that "
@@ -418,12 +436,13 @@ class NetPeer:
                             "the port through"
                         )
                     )
+                elif self._seat is Seat.JOINER:
+                    self._resend_last_own()
                 continue
             self._ping_n += 1
             self._send(session.control(wire.Ping(n=self._ping_n)).raw)
             if not session.is_over and session.speaker is not self._seat:
                 self._send_sync(force=False)
-            silent = self._clock() - self._last_heard
             if silent > self._timing.peer_timeout and self._status is Status.PLAYING:
                 self._set_status(Status.DISCONNECTED)
                 self._notice(f"no answer from the opponent for {int(silent)} s")
@@ -477,8 +496,7 @@ class NetPeer:
 
     def _fail(self, exc: UserError) -> None:
         if self._failure is None:
-            self._failure = exc
-            self._notice(str(exc))
+            self._failure = exc  # the command reports it when the player stops
             self._set_status(Status.OVER)
             self._ended.set()
             self._peer_done.set()

@@ -117,9 +117,9 @@ async def run_client(peer: NetPeer, player: Player) -> int:
             await peer.wait_closed()
     finally:
         await peer.aclose()
+    _finish(peer, player)
     if peer.failure is not None:
         raise peer.failure
-    _finish(peer, player)
     return code
 
 
@@ -127,6 +127,11 @@ def _finish(peer: NetPeer, player: Player) -> None:
     path = peer.replay_path
     session = peer.session
     if path is None:
+        return
+    if peer.seat.other not in session.keys:
+        # The opponent never answered: a lone hello is not worth keeping.
+        path.unlink(missing_ok=True)
+        delete_secret(path)
         return
     if session.is_over:
         delete_secret(path)

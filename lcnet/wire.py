@@ -76,6 +76,18 @@ class MalformedFrame(RemoteProtocolError):
     """Bytes that are not a well-formed lcnet frame (dropped, never trusted)."""
 
 
+class IncompatibleVersion(MalformedFrame):
+    """A hello or welcome from a peer that speaks another major protocol version."""
+
+    def __init__(self, version: tuple[int, int]) -> None:
+        self.version = version
+        ours = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
+        super().__init__(
+            f"the peer speaks lcnet protocol {version[0]}.{version[1]}, this lcnet speaks "
+            f"{ours}: both players need a version of lcnet with the same major protocol version"
+        )
+
+
 class BadSignature(RemoteProtocolError):
     """A frame whose signature does not verify under the expected key (dropped)."""
 
@@ -571,6 +583,11 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
             "the frame body is not canonically encoded (sorted keys, shortest forms)"
         )
     kind = body.get("t")
+    version = body.get("v")
+    if kind in ("hello", "welcome") and _is_version(version):
+        assert isinstance(version, list)
+        if version[0] != PROTOCOL_VERSION[0]:
+            raise IncompatibleVersion((version[0], version[1]))
     cls = MESSAGE_TYPES.get(kind) if type(kind) is str else None
     if cls is None:
         raise MalformedFrame(f"unknown message type {kind!r}")

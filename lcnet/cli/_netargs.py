@@ -31,6 +31,14 @@ def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> N
         help=f"advanced: seconds between liveness checks (default {timing.ping_interval})",
     )
     parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=timing.connect_timeout,
+        metavar="S",
+        help="advanced: seconds to wait for a first answer from the host "
+        f"(default {timing.connect_timeout})",
+    )
+    parser.add_argument(
         "--peer-timeout",
         type=float,
         default=timing.peer_timeout,
@@ -45,5 +53,9 @@ def player_from(args: argparse.Namespace) -> Player:
         from lcnet.bots import parse_bot_spec
 
         parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
-    timing = Timing(ping_interval=args.ping_interval, peer_timeout=args.peer_timeout)
+    timing = Timing(
+        ping_interval=args.ping_interval,
+        peer_timeout=args.peer_timeout,
+        connect_timeout=args.connect_timeout,
+    )
     return Player(bot=args.bot, replays=args.replays, timing=timing, name=args.name)

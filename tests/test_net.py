@@ -1,0 +1,446 @@
+"""Play over real sockets on 127.0.0.1: whole matches, crashes, faults, strangers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+from pathlib import Path
+
+import msgpack
+import nacl.signing
+import pytest
+import zmq
+import zmq.asyncio
+
+from lcnet import audit, hashing, wire
+from lcnet.client import Status
+from lcnet.replaylog import read_replay
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Phase
+from tests.netutil import (
+    DEADLINE,
+    LOOPBACK,
+    TIMING_ARGS,
+    LocalPeer,
+    Proxy,
+    finish,
+    local_host,
+    local_joiner,
+    replay_file,
+    spawn,
+    spawn_host,
+    stop,
+)
+
+HOST, JOINER = Seat.HOST, Seat.JOINER
+
+
+def assert_valid_pair(first: Path, second: Path) -> None:
+    a, b = read_replay(first), read_replay(second)
+    assert a.frames == b.frames, "the two files must hold the same transcript"
+    for path in (first, second):
+        verdict = audit.audit_file(path)
+        assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+
+
+@pytest.mark.parametrize("suits", [5, 6])
+def test_two_processes_play_a_whole_match(tmp_path: Path, suits: int) -> None:
+    async def main() -> None:
+        host, port = await spawn_host(tmp_path / "h", bot="greedy", suits=suits, rounds=3)
+        try:
+            joiner = await spawn(
+                [
+                    "join",
+                    f"{LOOPBACK}:{port}",
+                    "--bot",
+                    "greedy",
+                    "--replays",
+                    str(tmp_path / "j" / "replays"),
+                    *TIMING_ARGS,
+                ],
+                tmp_path / "j" / "home",
+                tmp_path,
+            )
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            host_code, _, host_err = await finish(host)
+            assert host_code == 0, host_err
+        finally:
+            await stop(host)
+        host_file, joiner_file = replay_file(tmp_path / "h"), replay_file(tmp_path / "j")
+        assert_valid_pair(host_file, joiner_file)
+        assert not list((tmp_path / "h" / "replays").glob("*.secret")), "side file left behind"
+        verdict = audit.audit_file(host_file)
+        assert verdict.options == {"suits": suits, "rounds": 3}
+
+    asyncio.run(main())
+
+
+def _kill_when(point: str, victim: asyncio.subprocess.Process):  # type: ignore[no-untyped-def]
+    """A hook that SIGKILLs the victim when the surviving session reaches ``point``."""
+    done: list[bool] = []
+
+    def hook(local: LocalPeer) -> None:
+        session = local.session
+        track = session.round
+        reached = False
+        if point == "deal":
+            reached = track is not None and len(track.passes) >= 2 and track.table is None
+        elif point == "mid-round":
+            reached = track is not None and len(track.turns) >= 12
+        elif point == "reveal":
+            reached = session.phase in (Phase.REVEAL_HOST, Phase.REVEAL_JOINER)
+        if reached and not done:
+            done.append(True)
+            os.kill(victim.pid, signal.SIGKILL)
+
+    hook.done = done  # type: ignore[attr-defined]
+    return hook
+
+
+@pytest.mark.parametrize("victim", [HOST, JOINER])
+@pytest.mark.parametrize("point", ["deal", "mid-round", "reveal"])
+def test_a_killed_peer_resumes_and_nothing_is_lost(
+    tmp_path: Path, victim: Seat, point: str
+) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        victim_dir = tmp_path / "victim"
+        try:
+            if victim is HOST:
+                proc, port = await spawn_host(victim_dir, rounds=2)
+                local = local_joiner(tmp_path / "local", ctx, port, seed=1)
+            else:
+                local, port = local_host(
+                    tmp_path / "local", ctx, options=MatchOptions(rounds=2), seed=2
+                )
+                proc = await spawn(
+                    [
+                        "join",
+                        f"{LOOPBACK}:{port}",
+                        "--bot",
+                        "random",
+                        "--replays",
+                        str(victim_dir / "replays"),
+                        *TIMING_ARGS,
+                    ],
+                    victim_dir / "home",
+                    tmp_path,
+                )
+            local.peer.start()
+            hook = _kill_when(point, proc)
+            survivor = asyncio.create_task(local.play(hook=hook))
+            killed = await proc.wait()
+            assert killed == -signal.SIGKILL and hook.done  # type: ignore[attr-defined]
+            resumed = await spawn(
+                ["resume", str(replay_file(victim_dir)), "--bot", "random", *TIMING_ARGS],
+                victim_dir / "home",
+                tmp_path,
+            )
+            code, _, err = await finish(resumed)
+            assert code == 0, err
+            await asyncio.wait_for(survivor, DEADLINE)
+            assert local.session.sealed
+        finally:
+            await local.peer.aclose()
+            ctx.term()
+        assert_valid_pair(local.path, replay_file(victim_dir))
+
+    asyncio.run(main())
+
+
+def test_a_dropped_connection_is_restored_and_the_match_completes(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=3)
+        proxy = Proxy(port)
+        await proxy.start()
+        joiner = local_joiner(tmp_path / "j", ctx, proxy.port, seed=4)
+        cuts: list[int] = []
+
+        def cut_now_and_then(local: LocalPeer) -> None:
+            track = local.session.round
+            if (
+                track is not None
+                and len(track.turns) in (5, 30, 60)
+                and len(track.turns) not in cuts
+            ):
+                cuts.append(len(track.turns))
+                proxy.cut()
+
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.gather(host.play(hook=cut_now_and_then), joiner.play())
+        finally:
+            await proxy.close()
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert cuts and proxy.connections >= 1 + len(cuts)
+        assert host.session.sealed and joiner.session.sealed
+        assert_valid_pair(host.path, joiner.path)
+
+    asyncio.run(main())
+
+
+def test_a_peer_that_stops_responding_is_noticed_and_welcome_back(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        local, port = local_host(tmp_path / "local", ctx, options=MatchOptions(rounds=1), seed=5)
+        proc = await spawn(
+            [
+                "join",
+                f"{LOOPBACK}:{port}",
+                "--bot",
+                "random",
+                "--replays",
+                str(tmp_path / "j" / "replays"),
+                *TIMING_ARGS,
+            ],
+            tmp_path / "j" / "home",
+            tmp_path,
+        )
+        frozen: list[bool] = []
+
+        def freeze(peer: LocalPeer) -> None:
+            track = peer.session.round
+            if track is not None and len(track.turns) >= 10 and not frozen:
+                frozen.append(True)
+                os.kill(proc.pid, signal.SIGSTOP)
+
+        try:
+            local.peer.start()
+            game = asyncio.create_task(local.play(hook=freeze))
+            await asyncio.wait_for(local.status_seen[Status.DISCONNECTED].wait(), DEADLINE)
+            assert not local.session.is_over
+            os.kill(proc.pid, signal.SIGCONT)
+            await asyncio.wait_for(game, DEADLINE)
+            code, _, err = await finish(proc)
+            assert code == 0, err
+        finally:
+            await stop(proc)
+            await local.peer.aclose()
+            ctx.term()
+        assert Status.DISCONNECTED in local.statuses
+        later = local.statuses[local.statuses.index(Status.DISCONNECTED) :]
+        assert Status.PLAYING in later, "the opponent counts as back once it answers"
+        assert local.session.sealed
+
+    asyncio.run(main())
+
+
+def _stranger_hello(version: list[int]) -> bytes:
+    key = nacl.signing.SigningKey(b"\x33" * 32)
+    body = {
+        "t": "hello",
+        "seq": 0,
+        "v": version,
+        "name": "stranger",
+        "key": bytes(key.verify_key),
+        "coin": hashing.coin_commitment(b"\x44" * 32),
+    }
+    return wire.sign_frame(msgpack.packb(dict(sorted(body.items())), use_bin_type=True), key)
+
+
+async def _ask(ctx: zmq.asyncio.Context, port: int, *frames: bytes) -> wire.Frame:
+    """Send frames from a fresh DEALER and wait for the host's answer."""
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(f"tcp://{LOOPBACK}:{port}")
+    try:
+        for frame in frames:
+            await sock.send(frame)
+        raw = await asyncio.wait_for(sock.recv(), DEADLINE)
+        return wire.decode_frame(raw)
+    finally:
+        sock.close()
+
+
+def test_a_third_peer_is_turned_away_and_the_match_goes_on(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=6)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=7)
+        answered: list[wire.Frame] = []
+
+        async def intrude() -> None:
+            while host.session.round is None or host.session.round.table is None:
+                await host.status_seen[Status.PLAYING].wait()
+                await asyncio.sleep(0)
+            answered.append(await _ask(ctx, port, _stranger_hello([1, 0])))
+
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.gather(host.play(), joiner.play(), intrude())
+        finally:
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        (busy,) = answered
+        assert isinstance(busy.message, wire.Busy)
+        assert "already playing" in busy.message.reason
+        assert host.peer.turned_away == 1
+        assert host.session.sealed and joiner.session.sealed
+        assert_valid_pair(host.path, joiner.path)
+
+    asyncio.run(main())
+
+
+def test_garbage_and_oversized_frames_change_nothing(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=8)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=9)
+        junk = ctx.socket(zmq.DEALER)
+        junk.setsockopt(zmq.LINGER, 0)
+        junk.connect(f"tcp://{LOOPBACK}:{port}")
+        huge = ctx.socket(zmq.DEALER)
+        huge.setsockopt(zmq.LINGER, 0)
+        huge.connect(f"tcp://{LOOPBACK}:{port}")
+
+        async def attack() -> None:
+            await host.status_seen[Status.PLAYING].wait()
+            for payload in (b"", b"\xc1\xc1", os.urandom(300), os.urandom(10_000)):
+                await junk.send(payload)
+            await junk.send_multipart([b"one", b"two", b"three"])
+            await huge.send(os.urandom(200_000))  # beyond ZMQ_MAXMSGSIZE: cut off unread
+            with socket.create_connection((LOOPBACK, port), timeout=DEADLINE) as raw:
+                raw.sendall(b"GET / HTTP/1.0\r\n\r\n" + os.urandom(500))
+
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.gather(host.play(), joiner.play(), attack())
+        finally:
+            junk.close()
+            huge.close()
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert host.peer.dropped >= 5
+        assert host.session.dispute is None and host.session.sealed
+        assert_valid_pair(host.path, joiner.path)
+
+    asyncio.run(main())
+
+
+def test_a_peer_of_another_protocol_version_is_refused_clearly(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=10)
+        try:
+            host.peer.start()
+            answer = await _ask(ctx, port, _stranger_hello([2, 0]))
+            assert isinstance(answer.message, wire.Busy)
+            assert "protocol 2.0" in answer.message.reason
+            assert host.session.next_seq == 0 and host.session.dispute is None
+            # ... and the host still takes a real opponent afterwards.
+            joiner = local_joiner(tmp_path / "j", ctx, port, seed=11)
+            joiner.peer.start()
+            await asyncio.gather(host.play(), joiner.play())
+            await joiner.peer.aclose()
+        finally:
+            await host.peer.aclose()
+            ctx.term()
+        assert host.session.sealed
+
+    asyncio.run(main())
+
+
+def test_joining_a_host_of_another_protocol_version_fails_in_one_sentence(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        router = ctx.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        port = router.bind_to_random_port(f"tcp://{LOOPBACK}")
+        proc = await spawn(
+            ["join", f"{LOOPBACK}:{port}", "--bot", "random", *TIMING_ARGS],
+            tmp_path / "home",
+            tmp_path,
+        )
+        try:
+            ident, hello = await asyncio.wait_for(router.recv_multipart(), DEADLINE)
+            key = nacl.signing.SigningKey(b"\x55" * 32)
+            body = {
+                "t": "welcome",
+                "seq": 1,
+                "prev": hashing.chain_hash(hello),
+                "game": hashing.game_id(hello),
+                "v": [2, 3],
+                "name": "future",
+                "key": bytes(key.verify_key),
+                "suits": 5,
+                "rounds": 3,
+                "coin": b"\x01" * 32,
+            }
+            raw = wire.sign_frame(msgpack.packb(dict(sorted(body.items())), use_bin_type=True), key)
+            await router.send_multipart([ident, raw])
+            code, _, err = await finish(proc)
+        finally:
+            await stop(proc)
+            router.close()
+            ctx.term()
+        assert code == 1
+        assert "speaks lcnet protocol 2.3" in err
+        assert "Traceback" not in err
+
+    asyncio.run(main())
+
+
+def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
+    async def main() -> None:
+        busy = socket.socket()
+        busy.bind((LOOPBACK, 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        try:
+            proc = await spawn(
+                ["host", "--bind", LOOPBACK, "--port", str(port), "--bot", "random"],
+                tmp_path / "home",
+                tmp_path,
+            )
+            code, _, err = await finish(proc)
+            assert code == 1 and "already in use" in err and "Traceback" not in err
+        finally:
+            busy.close()
+        free = socket.socket()
+        free.bind((LOOPBACK, 0))
+        closed_port = free.getsockname()[1]
+        free.close()
+        proc = await spawn(
+            [
+                "join",
+                f"{LOOPBACK}:{closed_port}",
+                "--bot",
+                "random",
+                "--connect-timeout",
+                "1",
+                "--ping-interval",
+                "0.2",
+            ],
+            tmp_path / "home",
+            tmp_path,
+        )
+        code, _, err = await finish(proc)
+        assert code == 1 and "no answer from the host" in err and "Traceback" not in err
+        assert not list(tmp_path.glob("replays/*.lcnet")), "nothing worth keeping was saved"
+        home = tmp_path / "broken-home"
+        home.mkdir(mode=0o700)
+        key_files = list((tmp_path / "home").iterdir())
+        assert key_files
+        for path in key_files:
+            if path.is_file():
+                target = home / path.name
+                target.write_bytes(b"not a key at all")
+                target.chmod(0o600)
+        proc = await spawn(
+            ["host", "--port", "0", "--bind", LOOPBACK, "--bot", "random"], home, tmp_path
+        )
+        code, _, err = await finish(proc)
+        assert code == 1 and "Traceback" not in err and err.strip()
+
+    asyncio.run(main())
