@@ -503,10 +503,10 @@ class Session:
         if frame.message.CONTROL:  # still useful after the end: the last syncs
             return self._receive_control(frame, step)
         if self.phase is Phase.OVER:  # fail closed: nothing changes any more
-            if frame.seq is not None and frame.seq < len(self.chain):
-                if frame.raw == self.chain[frame.seq].raw:
-                    step.events.append(DuplicateIgnored(frame.seq))
-                    return step
+            seq = frame.seq
+            if seq is not None and seq < len(self.chain) and frame.raw == self.chain[seq].raw:
+                step.events.append(DuplicateIgnored(seq))
+                return step
             step.events.append(FrameDropped("the match is over"))
             self.dropped += 1
             return step
