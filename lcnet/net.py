@@ -41,7 +41,9 @@ from lcnet.errors import LocalProtocolError, UserError
 from lcnet.replaylog import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import (
+    ControlReceived,
     DisputeRaised,
+    FrameDropped,
     FrameGap,
     MatchEnded,
     Session,
@@ -272,14 +274,14 @@ class NetPeer:
             return
         if self._seat is Seat.JOINER and isinstance(frame.message, wire.Welcome):
             self._check_peer(Seat.HOST, frame.message.name, frame.message.key)
-        step = session.receive(raw)
+        step = session.receive_frame(frame)
         if step.accepted is not None or step.events:
             self._heard()
         if step.accepted is None and step.evidence is None and not step.outgoing:
             if any(isinstance(e, FrameGap) for e in step.events):
                 self._send_sync(force=False)
             else:
-                self.dropped += sum(1 for e in step.events if type(e).__name__ == "FrameDropped")
+                self.dropped += sum(1 for e in step.events if isinstance(e, FrameDropped))
         self._commit(step)
 
     def _accept_sender(self, ident: bytes, frame: wire.Frame) -> bool:
@@ -328,8 +330,8 @@ class NetPeer:
             if self._seat is Seat.JOINER and self._session.next_seq <= 1:
                 self._fail(NetError(f"the host turned this peer away: {message.reason}"))
             return
-        step = self._session.receive(frame.raw)
-        if not any(type(e).__name__ == "ControlReceived" for e in step.events):
+        step = self._session.receive_frame(frame)
+        if not any(isinstance(e, ControlReceived) for e in step.events):
             self.dropped += 1
             return
         self._heard()

@@ -493,13 +493,16 @@ class Session:
 
     def receive(self, raw: bytes) -> Step:
         """Take one frame from the peer: check it, apply it, answer it."""
-        step = Step()
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
         except wire.MalformedFrame as exc:
             self.dropped += 1
-            step.events.append(FrameDropped(str(exc)))
-            return step
+            return Step(events=[FrameDropped(str(exc))])
+        return self.receive_frame(frame)
+
+    def receive_frame(self, frame: wire.Frame) -> Step:
+        """Like :meth:`receive`, for a frame the caller has already decoded."""
+        step = Step()
         if frame.message.CONTROL:  # still useful after the end: the last syncs
             return self._receive_control(frame, step)
         if self.phase is Phase.OVER:  # fail closed: nothing changes any more

@@ -22,6 +22,7 @@ peer that announced a newer minor version. Malformed input raises
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final
@@ -445,7 +446,7 @@ class Frame:
     prev: bytes | None
     game: bytes | None
 
-    @property
+    @functools.cached_property
     def hash(self) -> bytes:
         """The chain hash of the exact frame bytes (what the next frame quotes as prev)."""
         return hashing.chain_hash(self.raw)
@@ -508,8 +509,10 @@ def make_frame(
     game: bytes | None = None,
 ) -> Frame:
     """Encode and sign ``message`` into a frame."""
-    raw = sign_frame(encode_body(message, seq=seq, prev=prev, game=game), signing_key)
-    return decode_frame(raw, allow_unknown_fields=False)
+    body = encode_body(message, seq=seq, prev=prev, game=game)
+    raw = sign_frame(body, signing_key)
+    # The frame ends with the signature (a 64-byte bin): no need to decode what we built.
+    return Frame(raw, body, raw[-SIGNATURE_SIZE:], message, seq, prev, game)
 
 
 _VERIFY_KEYS: dict[bytes, nacl.signing.VerifyKey] = {}

@@ -1,0 +1,151 @@
+"""Network figures: move-to-ack round trip, a whole match's wall time, a peer's memory.
+
+    python bench/net.py [--matches N] [--suits 5|6] [--dir DIR]
+
+A host peer runs as its own process (``lcnet host --bot random`` on
+127.0.0.1, port chosen by the OS); this process joins it with a random bot
+and times, for each of its moves, the span from ``play()`` to the moment
+the host's acknowledgement has been received, verified and applied — that
+includes signing, verification, the engine's checks and every fsync on
+both sides. Prints one figure per line as ``name: value unit``.
+
+The replay files go to a temporary directory under ``--dir`` (default: the
+current directory); the fsync cost of that file system is printed first,
+since two fsyncs (the move's, then the acknowledgement's) are the floor of
+every round trip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nacl.signing
+import zmq
+import zmq.asyncio
+
+from lcnet.bots import make_bot
+from lcnet.net import NetPeer, Timing, connect_joiner
+from lcnet.replaylog import ReplayHeader, ReplayWriter
+from lcnet.session import Session, TurnPlayed
+
+LOOPBACK = "127.0.0.1"
+
+
+def fsync_ms(directory: Path, count: int = 200) -> float:
+    path = directory / "fsync.probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        start = time.perf_counter()
+        for _ in range(count):
+            os.write(fd, b"x" * 200)
+            os.fsync(fd)
+        return (time.perf_counter() - start) / count * 1000
+    finally:
+        os.close(fd)
+        path.unlink()
+
+
+async def one_match(directory: Path, suits: int, seed: int) -> tuple[list[float], float, int]:
+    env = dict(os.environ, LCNET_HOME=str(directory / "host-home"))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "lcnet", "host", "--bind", LOOPBACK, "--port", "0",
+        "--bot", "random", "--suits", str(suits), "--rounds", "3",
+        "--replays", str(directory / "replays"),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )
+    assert proc.stderr is not None
+    port = 0
+    while not port:
+        line = (await proc.stderr.readline()).decode()
+        if not line:
+            raise RuntimeError("the host process ended before listening")
+        if "listening on" in line:
+            port = int(line.rsplit(":", 1)[1])
+    ctx = zmq.asyncio.Context()
+    rng = random.Random(seed)
+    session = Session.joiner(nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32),
+                             name="bench")
+
+    def open_writer(s: Session) -> ReplayWriter:
+        header = ReplayHeader(seat="joiner", created="bench", software="bench")
+        return ReplayWriter.create(directory / f"joiner-{seed}.lcnet", header)
+
+    peer = NetPeer(session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer,
+                   timing=Timing())
+    bot = make_bot("random", seed)
+    round_trips: list[float] = []
+    start = time.perf_counter()
+    peer.start()
+    try:
+        while not session.is_over:
+            if session.awaiting_decision:
+                view = session.view()
+                assert view is not None
+                turn = bot.choose_turn(view)
+                sent = time.perf_counter()
+                await peer.play(turn)
+                while True:  # until our own turn is acknowledged
+                    update = await peer.next_update()
+                    event = update.event
+                    if isinstance(event, TurnPlayed) and event.seat is session.seat:
+                        round_trips.append(time.perf_counter() - sent)
+                        break
+                continue
+            await peer.next_update()
+        wall = time.perf_counter() - start
+        await peer.wait_closed()
+    finally:
+        await peer.aclose()
+        ctx.term()
+    await proc.wait()
+    frames = len(session.chain)
+    if not session.sealed:
+        raise RuntimeError("the match did not end sealed")
+    return round_trips, wall, frames
+
+
+async def main_async(matches: int, suits: int, where: Path) -> None:
+    round_trips: list[float] = []
+    walls: list[float] = []
+    frames: list[int] = []
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
+        directory = Path(tmp)
+        print(f"fsync_on_this_disk: {fsync_ms(directory):.2f} ms")
+        for seed in range(matches):
+            rt, wall, count = await one_match(directory / str(seed), suits, seed)
+            round_trips += rt
+            walls.append(wall)
+            frames.append(count)
+    ordered = sorted(round_trips)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    print(f"move_ack_rtt_p50_{suits}suits: {statistics.median(ordered) * 1000:.2f} ms")
+    print(f"move_ack_rtt_p99_{suits}suits: {p99 * 1000:.2f} ms")
+    print(f"move_ack_samples: {len(ordered)} moves")
+    print(f"random_match_3rounds_wall_{suits}suits: {statistics.median(walls):.2f} s")
+    print(f"random_match_frames_{suits}suits: {statistics.median(frames):.0f} frames")
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peer_peak_rss: {peak_kib / 1024:.1f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=3)
+    parser.add_argument("--suits", type=int, choices=(5, 6), default=5)
+    parser.add_argument("--dir", type=Path, default=Path.cwd(),
+                        help="where the replay files go (default: the current directory)")
+    args = parser.parse_args()
+    asyncio.run(main_async(args.matches, args.suits, args.dir))
+
+
+if __name__ == "__main__":
+    main()
