@@ -102,10 +102,11 @@ def _load_identity(player: Player) -> identity.Identity:
 async def run_client(peer: NetPeer, player: Player) -> int:
     """Let the player play ``peer``'s side to the end (or until it quits)."""
     peer.start()
+    line_mode = player.bot is None and not (sys.stdin.isatty() and sys.stdout.isatty())
     try:
         if player.bot is not None:
             code = await drive_bot(peer, player.bot, player.say)
-        elif sys.stdin.isatty() and sys.stdout.isatty():
+        elif not line_mode:
             from lcnet.ui.game import run_tui
 
             code = await run_tui(peer)
@@ -117,13 +118,15 @@ async def run_client(peer: NetPeer, player: Player) -> int:
             await peer.wait_closed()
     finally:
         await peer.aclose()
-    _finish(peer, player)
+    # The line mode has said where the match is saved; the full screen is gone by now.
+    _finish(peer, player, announce=not line_mode)
     if peer.failure is not None:
         raise peer.failure
     return code
 
 
-def _finish(peer: NetPeer, player: Player) -> None:
+def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
+    """Tidy the files after a match: drop the side file once it is over."""
     path = peer.replay_path
     session = peer.session
     if path is None:
@@ -135,6 +138,9 @@ def _finish(peer: NetPeer, player: Player) -> None:
         return
     if session.is_over:
         delete_secret(path)
+    if not announce:
+        return
+    if session.is_over:
         player.say(f"match saved: {path}")
         if session.dispute is not None:
             player.say(f"the match stopped on a dispute; check it with: lcnet audit {path}")

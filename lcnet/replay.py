@@ -212,19 +212,3 @@ def render_text(record: MatchRecord, position: Position, perspective: Seat | Non
     )
     lines.append(f"  discard piles: {tops}   draw pile: {table.draw_pile_size}")
     return lines
-
-
-def text_lines(record: MatchRecord, perspective: Seat | None = None) -> list[str]:
-    """The whole match, position after position, for ``lcnet replay --text``."""
-    out = [
-        f"{record.name(Seat.HOST)} (host, {record.fingerprints.get(Seat.HOST, '?')}) vs "
-        f"{record.name(Seat.JOINER)} (joiner, {record.fingerprints.get(Seat.JOINER, '?')}); "
-        f"{record.suits} suits, {record.rounds} rounds"
-    ]
-    for position in record.positions:
-        out.extend(render_text(record, position, perspective))
-        if position.table.is_over:
-            a, b = position.scores
-            out.append(f"round {position.round} over: {a} : {b}")
-    out.append(f"audit: {record.verdict.summary}")
-    return out

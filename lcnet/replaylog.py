@@ -348,6 +348,25 @@ class ReplayWriter:
         self.close()
 
 
+def write_replay(
+    path: str | os.PathLike[str],
+    header: ReplayHeader,
+    frames: Sequence[bytes],
+    evidence: Sequence[bytes] = (),
+) -> Path:
+    """Write a whole replay file at once (one write, one fsync): for exporting a
+    transcript that is already complete, such as the sample files."""
+    writer = ReplayWriter.create(path, header)
+    try:
+        data = b"".join(_record(RecordKind.EVIDENCE, e) for e in evidence)
+        data += b"".join(_record(RecordKind.FRAME, f) for f in frames)
+        writer._write(data)
+        writer.frames_written = len(frames)
+    finally:
+        writer.close()
+    return writer.path
+
+
 # ------------------------------------------------------------- side file
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -31,14 +30,8 @@ Scenario = Callable[[ReplayViewer, PipeInput], Awaitable[None]]
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Both players' files of a finished 2-round match.
-
-    Durability is not what these tests are about, so the files are written
-    without fsync (it would make the setup a hundred times slower).
-    """
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(os, "fsync", lambda fd: None)
-        return make_replay(tmp_path_factory.mktemp("replays"), rounds=2)
+    """Both players' files of a finished 2-round match."""
+    return make_replay(tmp_path_factory.mktemp("replays"), rounds=2)
 
 
 @pytest.fixture(scope="module")

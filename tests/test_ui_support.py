@@ -30,6 +30,7 @@ from prompt_toolkit.output import DummyOutput
 from lcnet import localmatch
 from lcnet.bots import make_bot
 from lcnet.client import LocalClient, Update
+from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
 from lcnet.session import MatchOptions
 
@@ -151,6 +152,10 @@ def match_frames(*, rounds: int = 1, suits: int = 5, seed: int = 2) -> list[byte
 def make_replay(directory: Path, *, rounds: int = 1, suits: int = 5, seed: int = 2) -> list[Path]:
     """Play a whole match between random bots; return both players' replay files."""
     peers = bot_match(rounds=rounds, suits=suits, seed=seed)
-    localmatch.open_replays(peers, directory, "match", "2026-11-29T00:00:00Z")
     localmatch.run(peers)
-    return localmatch.close_replays(peers)
+    paths = []
+    for seat, peer in peers.items():
+        header = ReplayHeader(seat=str(seat), created="2026-11-29T00:00:00Z", software="test")
+        frames = [frame.raw for frame in peer.session.chain]
+        paths.append(write_replay(directory / f"match-{seat}.lcnet", header, frames))
+    return paths
