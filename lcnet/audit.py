@@ -162,6 +162,11 @@ def audit_frames(
                 raw.hex(),
             )
             break
+    if bad is None:
+        # No more frames: what was deferred until a reveal that never came.
+        observer.check_deferred()
+        if observer.dispute is not None and observer.dispute.detected_by is None:
+            bad = _bad_from_dispute(observer, observer.dispute, frames, frames[-1])
     verdict = _verdict(observer, bad, len(frames), torn)
     if verdict.kind is not VerdictKind.INVALID:
         _check_evidence(observer, evidence, verdict)

@@ -270,6 +270,11 @@ class _RoundTrack:
     )
     seen: set[Card] = field(default_factory=set)
     seeds: dict[Seat, bytes] = field(default_factory=dict)
+    unopened: list[tuple[Seat, Card, int, bytes, int | None]] = field(default_factory=list)
+    """Hidden cards an observer saw played but has not opened yet: author, card,
+    position, key and frame (see Session._run_deferred)."""
+    unchecked_passes: set[int] = field(default_factory=set)
+    """Passes an observer has not yet proven valid (see Session.check_deferred)."""
     pass_seqs: dict[int, int] = field(default_factory=dict)
     key_seqs: dict[tuple[Seat, int], int] = field(default_factory=dict)
     """Which frame carried each pass and each key: a fault found at the reveal
@@ -919,7 +924,11 @@ class Session:
         elif track.own_deal is not None:
             track.own_deal.receive_pass(number, points)
         else:
-            deal.check_pass(number, points, self._deck_size())
+            # An observer proves each pass valid point by point when its author's
+            # seed is revealed; only if no reveal comes (or a dispute needs it) does
+            # it check the points one by one (see _run_deferred).
+            deal.check_pass(number, points, self._deck_size(), validity=False)
+            track.unchecked_passes.add(number)
         track.passes.append(points)
         if frame.seq is not None:
             track.pass_seqs[number] = frame.seq
@@ -1016,20 +1025,34 @@ class Session:
             raise Violation(
                 f"position {pos} is not a hidden card of the {author}", seat=author, seq=seq
             )
-        other_key = track.keys_given[author.other][pos]
-        keys = {author: key, author.other: other_key}
-        opened = deal.open_with_keys(
-            self._suit_count(), track.passes[-1][pos], keys[Seat.HOST], keys[Seat.JOINER]
-        )
-        if opened != card:
-            raise Violation(
-                f"the key for position {pos} opens {opened or 'no card'}, not {card}",
-                seat=author,
-                seq=seq,
-            )
         if card in track.seen:
             raise Violation(f"{card} was already seen this round", seat=author, seq=seq)
         track.revealed_keys.append(deal.RevealedKey(author, pos, key))
+        # Opening the position costs a scalar multiplication. Once the round's
+        # seeds are revealed, the rebuilt deck proves the same for free
+        # (deck[pos] is the card named), so an observer opens it only if no
+        # reveal comes (see _run_deferred).
+        track.unopened.append((author, card, pos, key, seq))
+
+    def _run_deferred(self, track: _RoundTrack) -> None:
+        """An observer's postponed checks, in transcript order: pass validity, then
+        the openings of the hidden cards played (each raises on the first fault)."""
+        for number in sorted(track.unchecked_passes):
+            deal.check_pass(number, track.passes[number - 1], self._deck_size())
+            track.unchecked_passes.discard(number)
+        while track.unopened:
+            author, card, pos, key, seq = track.unopened[0]
+            keys = {author: key, author.other: track.keys_given[author.other][pos]}
+            opened = deal.open_with_keys(
+                self._suit_count(), track.passes[-1][pos], keys[Seat.HOST], keys[Seat.JOINER]
+            )
+            if opened != card:
+                raise Violation(
+                    f"the key for position {pos} opens {opened or 'no card'}, not {card}",
+                    seat=author,
+                    seq=seq,
+                )
+            track.unopened.pop(0)
 
     def _on_ack(self, frame: wire.Frame, author: Seat, step: Step) -> None:
         m = frame.message
@@ -1099,7 +1122,7 @@ class Session:
         assert self.game_id is not None
         if seat not in track.commitments:
             raise Violation(f"a seed for round {track.number} before its commitment", seat=seat)
-        return deal.verify_side(
+        secrets = deal.verify_side(
             suit_count=self._suit_count(),
             game_id=self.game_id,
             round_number=track.number,
@@ -1109,6 +1132,26 @@ class Session:
             passes=track.passes,
             revealed_keys=track.revealed_keys,
         )
+        # Every pass of this side equals what its seed makes: valid points.
+        track.unchecked_passes -= {n for n in range(1, 5) if deal.pass_author(n) is seat}
+        return secrets
+
+    def check_deferred(self) -> Step:
+        """An observer's last checks when no more frames will come: what waited
+        for a seed reveal that never came (pass validity, openings of played cards)."""
+        step = Step()
+        track = self.round
+        if self.seat is not None or track is None or self.dispute is not None:
+            return step
+        try:
+            self._run_deferred(track)
+        except deal.DeckProtocolError as exc:
+            seq = self._seq_of_deck_item(exc, self.chain[-1])
+            violation = Violation(str(exc), seat=exc.seat, seq=seq)
+            self._fail(violation, self.chain[-1], step, in_chain=True)
+        except Violation as exc:
+            self._fail(exc, self.chain[-1], step, in_chain=True)
+        return step
 
     def _verify_round(self, track: _RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
         """With both seeds known, check the whole round with full information."""
@@ -1120,6 +1163,14 @@ class Session:
             verified = deal.rebuild_round(
                 self._suit_count(), track.seeds[Seat.HOST], track.seeds[Seat.JOINER]
             )
+            for mover, card, pos, _key, move_seq in track.unopened:
+                if verified.order[pos] != card:
+                    raise Violation(
+                        f"position {pos} held {verified.order[pos]}, not the {card} named",
+                        seat=mover,
+                        seq=move_seq,
+                    )
+            track.unopened.clear()
         full = Round.deal(verified.order, int(track.starter))
         for mover, turn in track.turns:
             try:
@@ -1237,6 +1288,8 @@ class Session:
         the dispute is proven (a Violation against the accused frame)."""
         track = self.round
         accused = accuser.other
+        if track is not None:
+            self._run_deferred(track)
         if (
             message.seed is not None
             and track is not None
@@ -1256,8 +1309,11 @@ class Session:
         """Open, with both keys, every position the accused frame gave a key for."""
         accused = accuser.other
         given = track.keys_given[accused]
-        disputed = sorted(p for (seat, p), s in track.key_seqs.items() if seat is accused
-                          and s == seq and p in given)
+        disputed = sorted(
+            p
+            for (seat, p), s in track.key_seqs.items()
+            if seat is accused and s == seq and p in given
+        )
         if not disputed:
             return None
         last = track.passes[-1]

@@ -443,3 +443,51 @@ def test_an_honest_match_audits_valid_from_both_files(tmp_path: Path) -> None:
     assert host_verdict.totals == list(table.host.match.totals)  # type: ignore[union-attr]
     comparison = audit.compare(read_replay(table.paths[HOST]), read_replay(table.paths[JOINER]))
     assert comparison.equivocation is None and comparison.common == len(table.host.chain)
+
+
+# ------------------------------------------- deferred checks in the audit
+
+
+def _cut_before_the_dispute(table: Table, honest: Seat) -> list[bytes]:
+    table.close()
+    frames = read_replay(table.paths[honest]).frames
+    assert isinstance(wire.decode_frame(frames[-1]).message, wire.Dispute)
+    return frames[:-1]
+
+
+def test_an_audit_without_the_reveal_still_checks_every_pass_point(tmp_path: Path) -> None:
+    # The audit proves pass points valid from the revealed seeds; when the file
+    # ends before any reveal (and before the dispute), it checks them one by one.
+    small_order = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+
+    def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
+        if not isinstance(m, wire.DeckPass) or m.n != 3:
+            return None
+        points = m.point_list()
+        points[20] = small_order
+        return wire.DeckPass(round=m.round, n=m.n, points=b"".join(points))
+
+    table = Table(tmp_path, seed=23, cheater=HOST, tamper=once(rewrite))
+    table.run()
+    frames = _cut_before_the_dispute(table, JOINER)
+    verdict = audit.audit_frames(frames)
+    assert verdict.kind is audit.VerdictKind.INVALID
+    assert verdict.bad is not None and verdict.bad.signer is not None
+    assert verdict.bad.signer.seat is HOST and verdict.bad.seq == len(frames) - 1
+    assert "not in the prime-order group" in verdict.bad.reason
+
+
+def test_an_audit_without_the_reveal_still_opens_every_card_played(tmp_path: Path) -> None:
+    def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
+        if not isinstance(m, wire.MoveMsg) or m.pos is None:
+            return None
+        return wire.MoveMsg(card=unseen_card(c).id, discard=True, draw=m.draw, pos=m.pos, key=m.key)
+
+    table = Table(tmp_path, seed=24, cheater=JOINER, tamper=once(rewrite))
+    table.run()
+    frames = _cut_before_the_dispute(table, HOST)
+    verdict = audit.audit_frames(frames)
+    assert verdict.kind is audit.VerdictKind.INVALID
+    assert verdict.bad is not None and verdict.bad.signer is not None
+    assert verdict.bad.signer.seat is JOINER and verdict.bad.seq == len(frames) - 1
+    assert isinstance(wire.decode_frame(frames[-1]).message, wire.MoveMsg)
