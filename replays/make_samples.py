@@ -1,0 +1,161 @@
+"""Make the sample replay files in this directory (deterministic: same files every run).
+
+    python replays/make_samples.py [--out DIR]
+
+* ``sample-complete-host.lcnet`` and ``sample-complete-joiner.lcnet``: both
+  players' files of one complete 3-round match (5 suits) between two greedy
+  bots; ``lcnet audit`` says *valid*, and with both files, that they agree.
+* ``sample-incomplete-joiner.lcnet``: the joiner's file of the same match,
+  as if its program had stopped in the middle of round 2; *incomplete*,
+  with who owes the next frame.
+* ``sample-cheated-host.lcnet``: the honest host's file of a match in which
+  the joiner (a modified client) played a card onto its expedition below
+  its last one; *invalid*, naming the frame, the joiner and its key.
+
+Everything goes through the real protocol (two sessions, the masked deck,
+signatures), with keys and secrets from fixed seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+from pathlib import Path
+
+from lcnet import __version__, localmatch, wire
+from lcnet.bots import make_bot
+from lcnet.replaylog import ReplayHeader, write_replay
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Phase, Session, Step
+
+CREATED = "2026-11-29T12:00:00Z"
+NAMES = {Seat.HOST: "Ada", Seat.JOINER: "Ben"}
+
+
+def header(seat: Seat) -> ReplayHeader:
+    return ReplayHeader(seat=str(seat), created=CREATED, software=f"lcnet {__version__}")
+
+
+def complete_match(seed: int) -> dict[Seat, localmatch.Peer]:
+    rng = random.Random(seed)
+    bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
+    peers = localmatch.new_peers(
+        {seat: bots[seat].choose_turn for seat in Seat},
+        options=MatchOptions(suits=5, rounds=3),
+        rng=rng,
+        names=NAMES,
+    )
+    localmatch.run(peers)
+    return peers
+
+
+class LowballJoiner(Session):
+    """A modified client: once, it plays a card below the top of its expedition."""
+
+    cheated = False
+
+    @property
+    def awaiting_decision(self) -> bool:
+        # After its cheat the modified client just waits for what the host says.
+        return super().awaiting_decision and not self.cheated
+
+    def _emit(self, message: wire.Message, step: Step) -> wire.Frame:
+        view = self.view()
+        if isinstance(message, wire.MoveMsg) and not self.cheated and view is not None:
+            own = self.round.own_deal if self.round else None
+            assert own is not None
+            hidden = own.hidden_positions
+            for card in view.hand:
+                if card in hidden and not view.can_play(card):
+                    self.cheated = True
+                    position = hidden[card]
+                    message = wire.MoveMsg(
+                        card=card.id,
+                        discard=False,
+                        draw=message.draw,
+                        pos=position,
+                        key=own._secrets.position_keys[position],
+                    )
+                    break
+        # Sign and send it as the real client would, but skip the client's own
+        # checks, which would refuse the frame: that is what a modified client does.
+        seq = len(self.chain)
+        assert self._signing_key is not None and self.seat is not None
+        frame = wire.make_frame(
+            message,
+            self._signing_key,
+            seq=seq,
+            prev=self.head if seq else None,
+            game=self.game_id if seq else None,
+        )
+        self.chain.append(frame)
+        step.outgoing.append(frame)
+        with contextlib.suppress(Exception):
+            self._apply(frame, self.seat, step)
+        return frame
+
+
+def cheated_match(seed: int) -> dict[Seat, localmatch.Peer]:
+    rng = random.Random(seed)
+    bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
+    peers = localmatch.new_peers(
+        {seat: bots[seat].choose_turn for seat in Seat},
+        options=MatchOptions(suits=5, rounds=3),
+        rng=rng,
+        names=NAMES,
+    )
+    honest_joiner = peers[Seat.JOINER].session
+    cheater = LowballJoiner(
+        seat=Seat.JOINER,
+        signing_key=honest_joiner._signing_key,
+        master_secret=honest_joiner._master,
+        name=NAMES[Seat.JOINER],
+    )
+    peers[Seat.JOINER].session = cheater
+    localmatch.run(peers)
+    assert cheater.cheated and peers[Seat.HOST].session.dispute is not None
+    return peers
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    args = parser.parse_args()
+    out: Path = args.out
+    for old in out.glob("sample-*.lcnet"):
+        old.unlink()
+
+    peers = complete_match(seed=2026)
+    for seat in Seat:
+        frames = [f.raw for f in peers[seat].session.chain]
+        write_replay(out / f"sample-complete-{seat}.lcnet", header(seat), frames)
+
+    # The same match as the joiner's file of a program that stopped mid-round 2.
+    joiner = peers[Seat.JOINER].session
+    observer = Session.observer()
+    cut = 0
+    for index, frame in enumerate(joiner.chain):
+        observer.receive(frame.raw)
+        track = observer.round
+        if (
+            track is not None
+            and track.number == 2
+            and len(track.turns) == 20
+            and (observer.phase is Phase.MOVE)
+        ):
+            cut = index + 1
+            break
+    assert cut, "round 2 reaches 20 turns"
+    frames = [f.raw for f in joiner.chain[:cut]]
+    write_replay(out / "sample-incomplete-joiner.lcnet", header(Seat.JOINER), frames)
+
+    cheated = cheated_match(seed=7)
+    host = cheated[Seat.HOST].session
+    write_replay(out / "sample-cheated-host.lcnet", header(Seat.HOST), [f.raw for f in host.chain])
+    for path in sorted(out.glob("sample-*.lcnet")):
+        print(f"{path.name}: {path.stat().st_size} bytes")
+
+
+if __name__ == "__main__":
+    main()
