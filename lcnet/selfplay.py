@@ -111,6 +111,22 @@ def play_round(bots: Sequence[Bot], rnd: Round, max_turns: int = MAX_TURNS_PER_R
     return rnd
 
 
+def _seating(
+    specs: tuple[str, str], index: int, seed: int
+) -> tuple[random.Random, tuple[str, str], list[Bot]]:
+    """Game ``index``'s random source, the labels in seats 0 and 1, and their bots.
+
+    ``specs[0]`` sits in seat 0 in even-numbered games and in seat 1 in odd ones.
+    """
+    labels = bot_labels(specs)
+    rng = game_rng(seed, index)
+    first = index % 2
+    seat_specs = (specs[first], specs[1 - first])
+    seats = (labels[first], labels[1 - first])
+    bots = [make_bot(seat_specs[p], random.Random(rng.getrandbits(64))) for p in (0, 1)]
+    return rng, seats, bots
+
+
 def play_game(
     specs: tuple[str, str],
     index: int,
@@ -121,12 +137,7 @@ def play_game(
     max_turns: int = MAX_TURNS_PER_ROUND,
 ) -> GameResult:
     """Play match ``index`` of a run; ``specs[0]`` sits in seat ``index % 2``."""
-    labels = bot_labels(specs)
-    rng = game_rng(seed, index)
-    first = index % 2
-    seat_specs = (specs[first], specs[1 - first])
-    seats = (labels[first], labels[1 - first])
-    bots = [make_bot(seat_specs[p], random.Random(rng.getrandbits(64))) for p in (0, 1)]
+    rng, seats, bots = _seating(specs, index, seed)
     match = Match(rounds=rounds, suit_count=suits, first_starter=rng.randrange(2))
     try:
         while not match.is_over:
@@ -152,12 +163,7 @@ def play_game_signed(
     """Like :func:`play_game`, but through two real protocol sessions (signed
     frames, masked deck, coin for the first starter), writing both peers'
     replay files into ``replay_dir`` when given."""
-    labels = bot_labels(specs)
-    rng = game_rng(seed, index)
-    first = index % 2
-    seat_specs = (specs[first], specs[1 - first])
-    seats = (labels[first], labels[1 - first])
-    bots = [make_bot(seat_specs[p], random.Random(rng.getrandbits(64))) for p in (0, 1)]
+    rng, seats, bots = _seating(specs, index, seed)
     peers: dict[Seat, localmatch.Peer] = {}
 
     def decider(seat: Seat) -> localmatch.Decide:
