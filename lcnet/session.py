@@ -247,8 +247,8 @@ class Step:
 
 
 @dataclass
-class _RoundTrack:
-    """What the session follows within one round."""
+class RoundTrack:
+    """What a session follows within one round (``Session.round``); read it, never change it."""
 
     number: int
     starter: Seat
@@ -314,7 +314,7 @@ class Session:
         self.game_id: bytes | None = None
         self.match: Match | None = None
         self.first_starter: Seat | None = None
-        self.round: _RoundTrack | None = None
+        self.round: RoundTrack | None = None
         self.rounds_verified: list[deal.RoundDeck] = []
         self._coin_commitment: bytes | None = None
         self._host_nonce: bytes | None = None
@@ -899,7 +899,7 @@ class Session:
                 round_number=number,
                 master_secret=self._master,
             )
-        self.round = _RoundTrack(number=number, starter=starter, own_deal=own)
+        self.round = RoundTrack(number=number, starter=starter, own_deal=own)
         self.phase = Phase.COMMIT_HOST
 
     def _on_commit(self, frame: wire.Frame, author: Seat, step: Step) -> None:
@@ -954,7 +954,7 @@ class Session:
         if self.phase is Phase.MOVE:
             self._deal_table(track, step)
 
-    def _deal_table(self, track: _RoundTrack, step: Step) -> None:
+    def _deal_table(self, track: RoundTrack, step: Step) -> None:
         """Set up the round's table: known cards where they are, placeholders elsewhere."""
         size = self._deck_size()
         mine: tuple[Card, ...] = ()
@@ -1016,7 +1016,7 @@ class Session:
         self.phase = Phase.ACK
 
     def _verify_hidden_play(
-        self, track: _RoundTrack, author: Seat, card: Card, pos: int, key: bytes, seq: int | None
+        self, track: RoundTrack, author: Seat, card: Card, pos: int, key: bytes, seq: int | None
     ) -> None:
         if track.own_deal is not None:
             track.own_deal.verify_played(card, pos, key)
@@ -1034,7 +1034,7 @@ class Session:
         # reveal comes (see _run_deferred).
         track.unopened.append((author, card, pos, key, seq))
 
-    def _run_deferred(self, track: _RoundTrack) -> None:
+    def _run_deferred(self, track: RoundTrack) -> None:
         """An observer's postponed checks, in transcript order: pass validity, then
         the openings of the hidden cards played (each raises on the first fault)."""
         for number in sorted(track.unchecked_passes):
@@ -1117,7 +1117,7 @@ class Session:
         else:
             self._start_round()
 
-    def _verify_side(self, track: _RoundTrack, seat: Seat, seed: bytes) -> deal.DeckSecrets:
+    def _verify_side(self, track: RoundTrack, seat: Seat, seed: bytes) -> deal.DeckSecrets:
         """An observer checks one side's seed against all that side sent this round."""
         assert self.game_id is not None
         if seat not in track.commitments:
@@ -1153,7 +1153,7 @@ class Session:
             self._fail(exc, self.chain[-1], step, in_chain=True)
         return step
 
-    def _verify_round(self, track: _RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
+    def _verify_round(self, track: RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
         """With both seeds known, check the whole round with full information."""
         assert self.game_id is not None
         if track.own_deal is not None:
@@ -1214,7 +1214,7 @@ class Session:
 
     # -- helpers
 
-    def _track_round(self, number: int, author: Seat, seq: int | None) -> _RoundTrack:
+    def _track_round(self, number: int, author: Seat, seq: int | None) -> RoundTrack:
         track = self.round
         assert track is not None
         if number != track.number:
@@ -1304,7 +1304,7 @@ class Session:
         self._end_with_dispute(accused, message, step, detected_by=accuser)
 
     def _reopen(
-        self, track: _RoundTrack, secrets: deal.DeckSecrets, accuser: Seat, seq: int
+        self, track: RoundTrack, secrets: deal.DeckSecrets, accuser: Seat, seq: int
     ) -> str | None:
         """Open, with both keys, every position the accused frame gave a key for."""
         accused = accuser.other
