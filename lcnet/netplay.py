@@ -459,3 +459,73 @@ async def resume_against_bot(
         return await resume_match(path, contents, player=player, connect_to=("127.0.0.1", bot.port))
     finally:
         await bot.stop()
+
+
+# ------------------------------------------------------------ unfinished matches
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A match of this player's that stopped before its end and can be resumed."""
+
+    path: Path
+    contents: ReplayContents
+    opponent: str
+    created: str
+
+    def describe(self) -> str:
+        return f"{self.path} (against {self.opponent}, started {self.created})"
+
+
+def unfinished_matches(
+    directory: Path, *, role: str, host: str | None = None, port: int | None = None
+) -> list[Unfinished]:
+    """The resumable matches in ``directory`` where this player had ``role``
+    (and, for a joiner, played the host at ``host:port``), newest first."""
+    from lcnet.replaylog import ReplayFileError, read_replay, secret_path
+
+    found: list[Unfinished] = []
+    if not directory.is_dir():
+        return found
+    for path in sorted(directory.glob("*.lcnet"), reverse=True):
+        if not secret_path(path).exists():
+            continue  # finished (or not ours to resume)
+        try:
+            contents = read_replay(path)
+        except ReplayFileError:
+            continue
+        extra = contents.header.extra
+        if contents.header.seat != role or "opponent_bot" in extra:
+            continue
+        if role == "joiner" and (extra.get("host"), extra.get("port")) != (host, port):
+            continue
+        found.append(
+            Unfinished(path, contents, _opponent_name(contents, role), contents.header.created)
+        )
+    return found
+
+
+def _opponent_name(contents: ReplayContents, role: str) -> str:
+    wanted = wire.Hello if role == "host" else wire.Welcome
+    for raw in contents.frames[:2]:
+        with contextlib.suppress(wire.MalformedFrame):
+            message = wire.decode_frame(raw).message
+            if isinstance(message, wanted):
+                return message.name
+    return "an opponent who never answered"
+
+
+def offer_resume(found: list[Unfinished], player: Player) -> Unfinished | None:
+    """Tell the player about unfinished matches; in a terminal, ask to resume the newest."""
+    if not found:
+        return None
+    newest = found[0]
+    player.say(f"you have {len(found)} unfinished match(es) here; the newest: {newest.describe()}")
+    if player.bot is not None or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        player.say(f"to continue it: lcnet resume {newest.path}")
+        return None
+    try:
+        answer = input("resume it instead of starting a new match? [Y/n] ").strip().lower()
+    except EOFError:
+        return None
+    return newest if answer in ("", "y", "yes") else None

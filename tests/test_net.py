@@ -444,3 +444,72 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
         assert code == 1 and "Traceback" not in err and err.strip()
 
     asyncio.run(main())
+
+
+def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> None:
+    import random
+
+    from lcnet import localmatch
+    from lcnet.bots.basic import RandomBot
+    from lcnet.netplay import unfinished_matches
+    from lcnet.replaylog import ReplayHeader, write_replay, write_secret
+
+    rng = random.Random(12)
+    peers = localmatch.new_peers(
+        {s: RandomBot(random.Random(int(s))).choose_turn for s in Seat},
+        options=MatchOptions(rounds=1),
+        rng=rng,
+        names={HOST: "Hana", JOINER: "Joe"},
+    )
+    localmatch.run(peers)
+    replays = tmp_path / "replays"
+    extras = {
+        HOST: {"role": "host", "bind": LOOPBACK, "port": 0},
+        JOINER: {"role": "joiner", "host": LOOPBACK, "port": 4000},
+    }
+    for seat in Seat:
+        frames = [f.raw for f in peers[seat].session.chain][:60]  # stopped mid-round
+        path = replays / f"20261129-120000-abcdef01-{seat}.lcnet"
+        write_replay(
+            path,
+            ReplayHeader(str(seat), "2026-11-29T12:00:00Z", "test", extra=extras[seat]),
+            frames,
+        )
+        write_secret(path, {"master": peers[seat].master, "seat": str(seat)})
+    finished = replays / "20261128-120000-00000000-host.lcnet"
+    write_replay(finished, ReplayHeader("host", "2026-11-28T12:00:00Z", "test"), [])
+
+    (mine,) = unfinished_matches(replays, role="host")
+    assert mine.opponent == "Joe" and mine.path.name.endswith("-host.lcnet")
+    (theirs,) = unfinished_matches(replays, role="joiner", host=LOOPBACK, port=4000)
+    assert theirs.opponent == "Hana"
+    assert unfinished_matches(replays, role="joiner", host=LOOPBACK, port=4001) == []
+
+    async def main() -> None:
+        proc = await spawn(
+            [
+                "host",
+                "--bind",
+                LOOPBACK,
+                "--port",
+                "0",
+                "--bot",
+                "random",
+                "--replays",
+                str(replays),
+                *TIMING_ARGS,
+            ],
+            tmp_path / "home",
+            tmp_path,
+        )
+        seen: list[str] = []
+        try:
+            from tests.netutil import wait_line
+
+            await wait_line(proc, "listening on", seen)
+        finally:
+            await stop(proc)
+        assert any("unfinished match" in line and "Joe" in line for line in seen), seen
+        assert any(f"lcnet resume {mine.path}" in line for line in seen), seen
+
+    asyncio.run(main())

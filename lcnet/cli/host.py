@@ -11,7 +11,7 @@ from lcnet import identity
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT, local_addresses
-from lcnet.netplay import host_match
+from lcnet.netplay import host_match, offer_resume, resume_match, unfinished_matches
 from lcnet.session import MatchOptions
 
 DESCRIPTION = """\
@@ -90,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
         )
         print("lcnet: waiting for an opponent...", file=sys.stderr, flush=True)
 
+    chosen = offer_resume(unfinished_matches(player.replays, role="host"), player)
+    if chosen is not None:
+        return asyncio.run(
+            resume_match(chosen.path, chosen.contents, player=player, on_listening=listening)
+        )
     return asyncio.run(
         host_match(
             bind=args.bind, port=args.port, options=options, player=player, on_listening=listening

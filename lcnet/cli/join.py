@@ -10,7 +10,7 @@ from typing import Any
 from lcnet import identity
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.net import DEFAULT_PORT, parse_address
-from lcnet.netplay import join_match
+from lcnet.netplay import join_match, offer_resume, resume_match, unfinished_matches
 
 DESCRIPTION = """\
 Connect to a player who runs `lcnet host`, and play a match. The host decides
@@ -50,4 +50,8 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
+    found = unfinished_matches(player.replays, role="joiner", host=host, port=port)
+    chosen = offer_resume(found, player)
+    if chosen is not None:
+        return asyncio.run(resume_match(chosen.path, chosen.contents, player=player))
     return asyncio.run(join_match(host=host, port=port, player=player))
