@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import socket
+import sys
 from pathlib import Path
 
 import msgpack
@@ -26,6 +27,7 @@ from tests.netutil import (
     LocalPeer,
     Proxy,
     finish,
+    lcnet_env,
     local_host,
     local_joiner,
     replay_file,
@@ -513,3 +515,41 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
         assert any(f"lcnet resume {mine.path}" in line for line in seen), seen
 
     asyncio.run(main())
+
+
+def test_lcnet_play_in_line_mode_through_a_pipe(tmp_path: Path) -> None:
+    async def main() -> tuple[int, str, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "lcnet",
+            "play",
+            "--bot",
+            "random",
+            "--rounds",
+            "1",
+            *TIMING_ARGS,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "home"),
+            cwd=tmp_path,
+        )
+        try:
+            async with asyncio.timeout(DEADLINE):
+                out, err = await proc.communicate(b"help\n+zz deck\nresign\n")
+        finally:
+            await stop(proc)
+        assert proc.returncode is not None
+        return proc.returncode, out.decode(), err.decode()
+
+    code, out, err = asyncio.run(main())
+    assert code == 0, err
+    assert "not a turn" in out  # a bad command is explained, then asked again
+    assert "resign" in out
+    files = sorted((tmp_path / "replays").glob("*.lcnet"))
+    assert len(files) == 2, "two real peers, two replay files"
+    assert not list((tmp_path / "replays").glob("*.secret"))
+    assert_valid_pair(*files)
+    verdict = audit.audit_file(files[0])
+    assert verdict.resigned is not None
