@@ -265,13 +265,7 @@ def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdi
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
         except wire.MalformedFrame:
             continue
-        signer = None
-        for seat, key in observer.keys.items():
-            try:
-                frame.verify(key)
-            except wire.BadSignature:
-                continue
-            signer = seat
+        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
         if signer is None or frame.seq is None:
             continue
         reason = None
@@ -284,7 +278,7 @@ def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdi
         elif (
             seq < len(chain)
             and chain[seq].raw != raw
-            and _signed_by(chain[seq], observer.keys[signer])
+            and chain[seq].signed_by(observer.keys[signer])
         ):
             reason = f"signed two different frames for position {seq} (equivocation)"
         # Otherwise the frame crossed the other player's frame in flight: no proof of anything.
@@ -293,14 +287,6 @@ def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdi
             verdict.bad = BadFrame(frame.seq, _signer(observer, signer), reason, raw.hex())
             verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
             return
-
-
-def _signed_by(frame: wire.Frame, key: bytes) -> bool:
-    try:
-        frame.verify(key)
-    except wire.BadSignature:
-        return False
-    return True
 
 
 def audit_contents(contents: ReplayContents) -> Verdict:
@@ -367,7 +353,7 @@ def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
         fa = fb = None
     if fa is not None and fb is not None:
         for seat, key in observer.keys.items():
-            if _signed_by(fa, key) and _signed_by(fb, key) and fa.seq == fb.seq == common:
+            if fa.signed_by(key) and fb.signed_by(key) and fa.seq == fb.seq == common:
                 proof = BadFrame(
                     common,
                     _signer(observer, seat),

@@ -290,7 +290,7 @@ class NetPeer:
         if ident == self._peer_ident:
             return True
         joiner_key = session.keys.get(Seat.JOINER)
-        signed = joiner_key is not None and _verifies(frame, joiner_key)
+        signed = joiner_key is not None and frame.signed_by(joiner_key)
         if signed and (frame.game == session.game_id):
             self._peer_ident = ident  # the joiner, on a new connection (handover)
             return True
@@ -299,7 +299,7 @@ class NetPeer:
             and joiner_key is None
             and isinstance(frame.message, wire.Hello)
             and frame.seq == 0
-            and _verifies(frame, frame.message.key)
+            and frame.signed_by(frame.message.key)
         ):
             self._check_peer(Seat.JOINER, frame.message.name, frame.message.key)
             self._peer_ident = ident
@@ -344,7 +344,7 @@ class NetPeer:
         session = self._session
         have = min(message.have, len(session.chain))
         for frame in session.chain[have:]:
-            if _verifies(frame, session.keys[self._seat]):
+            if frame.signed_by(session.keys[self._seat]):
                 self._send(frame.raw)
         if message.have == len(session.chain) and (
             not session.chain or message.head == session.head
@@ -416,7 +416,7 @@ class NetPeer:
 
     def _resend_last_own(self) -> None:
         for frame in reversed(self._session.chain):
-            if _verifies(frame, self._session.keys[self._seat]):
+            if frame.signed_by(self._session.keys[self._seat]):
                 self._send(frame.raw)
                 return
 
@@ -524,14 +524,6 @@ def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:
 def _swallow(future: asyncio.Future[object]) -> None:
     if not future.cancelled():
         future.exception()  # retrieved: a failed send is recovered by the next sync
-
-
-def _verifies(frame: wire.Frame, key: bytes) -> bool:
-    try:
-        frame.verify(key)
-    except wire.BadSignature:
-        return False
-    return True
 
 
 # ------------------------------------------------------------- sockets

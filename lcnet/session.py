@@ -617,13 +617,7 @@ class Session:
     def _author_at(self, seq: int) -> Seat | None:
         """Who signed our frame at ``seq`` (by key)."""
         frame = self.chain[seq]
-        for seat, key in self.keys.items():
-            try:
-                frame.verify(key)
-            except wire.BadSignature:
-                continue
-            return seat
-        return None
+        return next((seat for seat, key in self.keys.items() if frame.signed_by(key)), None)
 
     def _peer_seat(self) -> Seat | None:
         return None if self.seat is None else self.seat.other

@@ -422,9 +422,9 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
 }
 
 _HEADER_FIELDS: Final = frozenset({"t", "seq", "prev", "game"})
-assert not any(
-    {f.name for f in fields(cls)} & _HEADER_FIELDS for cls in MESSAGE_TYPES.values()
-), "a message field would collide with a header field"
+assert not any({f.name for f in fields(cls)} & _HEADER_FIELDS for cls in MESSAGE_TYPES.values()), (
+    "a message field would collide with a header field"
+)
 
 
 # ------------------------------------------------------------------ frames
@@ -458,6 +458,14 @@ class Frame:
     def verify(self, public_key: bytes) -> None:
         """Raise :class:`BadSignature` unless ``public_key`` signed this frame."""
         verify_signature(self.body, self.signature, public_key)
+
+    def signed_by(self, public_key: bytes) -> bool:
+        """Whether ``public_key`` signed this frame."""
+        try:
+            self.verify(public_key)
+        except BadSignature:
+            return False
+        return True
 
     def __repr__(self) -> str:
         where = "control" if self.seq is None else f"seq={self.seq}"
