@@ -1,0 +1,377 @@
+"""The built-in bots: legal turns, the commitment rule, no hidden information,
+sensible greedy choices, a deterministic search, and matches that end.
+
+Behaviour only: no test looks at a clock (the search's clock is a fake).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from lcnet.bots import Bot, make_bot
+from lcnet.bots.commitment import committed_turns
+from lcnet.bots.fastsim import (
+    NO_DRAW_PILE,
+    Determinizer,
+    Sim,
+    evaluate,
+    policy_turn,
+    rank_turns,
+    rollout,
+)
+from lcnet.bots.greedy import GreedyBot
+from lcnet.bots.mcts import MctsBot
+from lcnet.cards import ALL_CARDS, Card, Suit, deck_size, parse_cards
+from lcnet.engine import Draw, Move, Phase, PutDown, Round, Turn, View, expedition_value
+from lcnet.errors import UserError
+
+TURN_CAP = 2_000
+"""Far more turns than any sane round takes (a round has 44 or 56 deck draws)."""
+
+SEARCH = "mcts:iterations=12"
+"""A search small enough for tests, big enough to compare several candidates."""
+
+BOT_SPECS = ("random", "greedy", SEARCH)
+
+
+def play_round(bots: list[Bot], seed: int, suits: int = 5) -> Round:
+    """A whole round between ``bots`` (seat 0, seat 1), failing on a stall."""
+    r = Round.new(random.Random(seed), suits=suits, starter=seed % 2)
+    for _ in range(TURN_CAP):
+        if r.is_over:
+            return r
+        p = r.to_move
+        r.push_turn(bots[p].choose_turn(r.view(p)), p)
+    raise AssertionError(f"the round did not end in {TURN_CAP} turns")
+
+
+# ------------------------------------------------------------ legality
+
+
+@pytest.mark.parametrize("suits", [5, 6])
+@pytest.mark.parametrize("spec", ["greedy", SEARCH])
+def test_every_turn_is_legal_and_keeps_the_commitment_rule(spec: str, suits: int) -> None:
+    rounds = 6 if spec == "greedy" else 2
+    for seed in range(rounds):
+        bot = make_bot(spec, seed)
+        opponent = make_bot("random", seed + 100)
+        r = Round.new(random.Random(seed), suits=suits, starter=seed % 2)
+        seat = seed % 2
+        while not r.is_over:
+            p = r.to_move
+            view = r.view(p)
+            if p == seat:
+                turn = bot.choose_turn(view)
+                assert turn in committed_turns(view), (str(r), turn)
+            else:
+                turn = opponent.choose_turn(view)
+            r.push_turn(turn, p)  # raises if illegal
+
+
+# ------------------------------------------------------- hidden information
+
+
+def positions(seed: int, count: int) -> list[tuple[Round, int]]:
+    """Rounds in progress (with the seat to move) from a game of greedy against random."""
+    bots = [make_bot("greedy", seed), make_bot("random", seed)]
+    r = Round.new(random.Random(seed))
+    found: list[tuple[Round, int]] = []
+    while not r.is_over and len(found) < count:
+        p = r.to_move
+        if r.turns_played % 7 == 3:
+            found.append((r.copy(), p))
+        r.push_turn(bots[p].choose_turn(r.view(p)), p)
+    return found
+
+
+@pytest.mark.parametrize("spec", BOT_SPECS)
+def test_a_bot_plays_the_same_whatever_the_hidden_cards(spec: str) -> None:
+    for r, seat in positions(seed=3, count=5):
+        view = r.view(seat)
+        other = view.determinize(random.Random(99))
+        # Same view, different hidden cards (the opponent's hand or the deck order).
+        assert other.view(seat) == view
+        assert other.hand(1 - seat) != r.hand(1 - seat) or other.draw_pile() != r.draw_pile()
+        first = make_bot(spec, 5).choose_turn(r.view(seat))
+        second = make_bot(spec, 5).choose_turn(other.view(seat))
+        assert first == second
+
+
+def test_a_determinization_keeps_what_the_seat_knows() -> None:
+    for r, seat in positions(seed=4, count=4):
+        view = r.view(seat)
+        determinizer = Determinizer(view)
+        for sim in (determinizer.sample(random.Random(1)), determinizer.canonical()):
+            assert sorted(sim.hands[seat]) == sorted(c.id for c in view.hand)
+            assert len(sim.hands[1 - seat]) == view.opponent_hand_size
+            assert {c.id for c in view.opponent_known} <= set(sim.hands[1 - seat])
+            assert sim.deck_size == view.draw_pile_size
+            assert sim.piles == [[c.id for c in pile] for pile in view.discard_piles]
+            for p in (0, 1):
+                for suit in view.suits:
+                    played = list(view.expeditions[p][suit])
+                    assert sim.counts[p][suit] == len(played)
+            hidden = set(sim.hands[1 - seat]) | set(sim.streams[0]) | set(sim.streams[1])
+            assert hidden == {c.id for c in view.unseen_cards()} | {
+                c.id for c in view.opponent_known
+            }
+
+
+# ---------------------------------------------------------------- greedy
+
+
+def table_view(
+    hand: str,
+    *,
+    mine: str = "",
+    theirs: str = "",
+    piles: str = "",
+    draw_pile: int = 20,
+    suits: int = 5,
+) -> View:
+    """A view for seat 0, to put down. ``mine``/``theirs`` are the expeditions
+    (cards in the order played), ``piles`` the discard piles (bottom first).
+    Unnamed cards fill the bottoms of the discard piles until the draw pile
+    and the opponent's 8 hidden cards are exactly the unseen ones."""
+    named = [parse_cards(text) for text in (hand, mine, theirs, piles)]
+    used = {c.id for group in named for c in group}
+    assert sum(len(g) for g in named) == len(used), "a card is named twice"
+    free = [c for c in ALL_CARDS[: deck_size(suits)] if c.id not in used]
+    fillers = free[: len(free) - draw_pile - 8]
+    assert len(fillers) >= 0 and len(free) - len(fillers) == draw_pile + 8
+
+    def by_suit(cards: list[Card]) -> tuple[tuple[Card, ...], ...]:
+        return tuple(tuple(c for c in cards if c.suit == s) for s in Suit if s < suits)
+
+    return View(
+        seat=0,
+        suit_count=suits,
+        hand=tuple(sorted(named[0], key=lambda c: c.id)),
+        expeditions=(by_suit(named[1]), by_suit(named[2])),
+        discard_piles=by_suit(fillers + named[3]),
+        draw_pile_size=draw_pile,
+        opponent_hand_size=8,
+        opponent_known=frozenset(),
+        hand_public=frozenset(),
+        to_move=0,
+        phase=Phase.PUT_DOWN,
+        discarded_this_turn=None,
+    )
+
+
+def greedy_turn(view: View) -> Turn:
+    return GreedyBot(random.Random(0)).choose_turn(view)
+
+
+def test_greedy_plays_the_card_that_earns_the_eight_card_bonus() -> None:
+    view = table_view(
+        "r10 y2 y3 b2 b3 w2 w3 g2",
+        mine="rH1 r3 r4 r5 r6 r7 r8 y6 y7 b7 b8 w8 w9",
+        theirs="y8 b9 w10 g9",
+        draw_pile=3,
+    )
+    assert greedy_turn(view).put_down == PutDown.parse("play r10")
+
+
+def test_greedy_scores_on_its_last_turn() -> None:
+    # The last card of the draw pile ends the round: whatever stays in hand is lost.
+    view = table_view(
+        "r9 y2 y3 b2 b3 w2 w3 g2",
+        mine="r4 r5 r6 r7 r8 y6 b7 w8",
+        theirs="y8 b9 w10 g9",
+        draw_pile=1,
+    )
+    assert greedy_turn(view).put_down == PutDown.parse("play r9")
+
+
+def test_greedy_does_not_discard_a_card_the_opponent_needs() -> None:
+    # g9 is dead for greedy (its green is at 10) but the opponent's green
+    # is open with a wager; y2 is dead for both.
+    view = table_view(
+        "g9 y2 r5 r6 b7 b8 w6 w7",
+        mine="y5 y6 g10 r3 r4 b5 b6 w4 w5",
+        theirs="gH1 g3 g4 y3",
+        draw_pile=20,
+    )
+    turn = greedy_turn(view)
+    assert turn.put_down != PutDown.parse("discard g9")
+    assert turn.put_down.discard is False or turn.put_down == PutDown.parse("discard y2")
+
+
+def test_greedy_takes_the_pile_card_that_extends_its_expedition() -> None:
+    view = table_view(
+        "y2 y3 g2 g3 r2 r3 w2 w3", mine="bH1 b4 b5", theirs="b2", piles="b6", draw_pile=24
+    )
+    assert greedy_turn(view).draw == Draw(Suit.BLUE)
+
+
+def test_greedy_does_not_open_an_expedition_on_its_last_turns() -> None:
+    view = table_view("y3 y4 b2 b3 w2 w3 g2 g3", mine="r4 r5 r6", theirs="y8 b9", draw_pile=3)
+    turn = greedy_turn(view)
+    assert turn.put_down.discard or turn.put_down.card.suit == Suit.RED
+
+
+def test_greedy_takes_no_options() -> None:
+    with pytest.raises(UserError):
+        make_bot("greedy:depth=3")
+
+
+# ------------------------------------------------------------------ mcts
+
+
+def test_mcts_with_an_iteration_budget_is_deterministic() -> None:
+    def game() -> list[Move]:
+        r = play_round([make_bot("mcts:iterations=16", 11), make_bot("random", 12)], seed=8)
+        return r.move_stack
+
+    assert game() == game()
+
+
+def test_mcts_with_one_candidate_plays_the_heuristic_turn_unsearched() -> None:
+    # With one candidate there is nothing to search.
+    view = table_view(
+        "r9 y2 y3 b2 b3 w2 w3 g2",
+        mine="r4 r5 r6 r7 r8 y6 b7 w8",
+        theirs="y8 b9 w10 g9",
+        draw_pile=1,
+    )
+    bot = MctsBot(random.Random(1), iterations="50", candidates="1")
+    assert bot.choose_turn(view) == greedy_turn(view)
+    assert bot.last_simulations == 0
+
+
+def test_mcts_finds_the_last_turn_points() -> None:
+    view = table_view(
+        "r9 y2 y3 b2 b3 w2 w3 g2",
+        mine="r4 r5 r6 r7 r8 y6 b7 w8",
+        theirs="y8 b9 w10 g9",
+        draw_pile=1,
+    )
+    assert MctsBot(random.Random(1), iterations="40").choose_turn(view).put_down == PutDown.parse(
+        "play r9"
+    )
+
+
+class FakeClock:
+    """A clock that advances by ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_mcts_stops_when_its_time_is_up() -> None:
+    view = positions(seed=6, count=1)[0][0].view(positions(seed=6, count=1)[0][1])
+    short = MctsBot(random.Random(1), FakeClock(0.01), time="0.05")
+    long = MctsBot(random.Random(1), FakeClock(0.01), time="2")
+    assert short.choose_turn(view) in committed_turns(view)
+    assert long.choose_turn(view) in committed_turns(view)
+    assert 0 < short.last_simulations < long.last_simulations
+
+
+def test_mcts_stops_at_whichever_budget_comes_first() -> None:
+    view = positions(seed=6, count=1)[0][0].view(positions(seed=6, count=1)[0][1])
+    bot = MctsBot(random.Random(1), FakeClock(0.0001), iterations="20", time="100")
+    bot.choose_turn(view)
+    assert bot.last_simulations <= 20 + 4  # the last deal may finish its candidates
+
+
+def test_mcts_default_budget_is_at_most_a_second_of_time() -> None:
+    bot = MctsBot(random.Random(1))
+    assert bot.iterations is None
+    assert bot.time is not None and 0 < bot.time <= 1.0
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mcts:iterations=0",
+        "mcts:iterations=many",
+        "mcts:time=-1",
+        "mcts:time=nan",
+        "mcts:time=soon",
+        "mcts:depth=-2",
+        "mcts:width=3",
+    ],
+)
+def test_mcts_rejects_bad_options(spec: str) -> None:
+    with pytest.raises(UserError):
+        make_bot(spec)
+
+
+# --------------------------------------------------------- whole matches
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), list(itertools.combinations_with_replacement(BOT_SPECS, 2))
+)
+def test_every_pairing_finishes_its_rounds(first: str, second: str) -> None:
+    for seed, suits in ((1, 5), (2, 6)):
+        bots = [make_bot(first, seed), make_bot(second, seed + 50)]
+        r = play_round(bots, seed, suits)
+        assert r.is_over
+
+
+def test_greedy_mirror_rounds_end_even_with_pile_draws() -> None:
+    for seed in range(10):
+        r = play_round([make_bot("greedy", 0), make_bot("greedy", 0)], seed)
+        assert r.is_over
+
+
+# ----------------------------------------------------------- the simulator
+
+
+def test_a_simulated_round_scores_as_the_rules_say() -> None:
+    for r, seat in positions(seed=9, count=6):
+        sim = Determinizer(r.view(seat)).sample(random.Random(2))
+        for p in (0, 1):
+            expected = sum(expedition_value(r.expedition(p, s)) for s in r.suits)
+            assert sim.score(p) == expected
+
+
+@pytest.mark.parametrize("suits", [5, 6])
+def test_a_rollout_plays_to_the_end_and_then_the_evaluation_is_exact(suits: int) -> None:
+    r = Round.new(random.Random(suits), suits=suits)
+    sim = Determinizer(r.view(0)).sample(random.Random(3))
+    rollout(sim, max_turns=TURN_CAP)
+    assert sim.is_over
+    assert evaluate(sim, 0) == sim.score(0) - sim.score(1)
+    assert evaluate(sim, 1) == -evaluate(sim, 0)
+
+
+def test_the_heuristic_ranks_only_turns_that_keep_the_commitment_rule() -> None:
+    for r, seat in positions(seed=10, count=6):
+        view = r.view(seat)
+        sim = Determinizer(view).canonical()
+        allowed = set(committed_turns(view))
+        ranked = rank_turns(sim)
+        for _, cid, discard, draw in ranked:
+            turn = Turn(
+                PutDown(Card.from_id(cid), discard),
+                Draw(None if draw == NO_DRAW_PILE else Suit(draw)),
+            )
+            assert turn in allowed
+        best = policy_turn(sim)
+        assert best in {(cid, discard, draw) for _, cid, discard, draw in ranked}
+
+
+def test_deck_draws_follow_each_players_stream() -> None:
+    # While every draw is from the deck, a Sim deals exactly like the round.
+    r = Round.new(random.Random(5))
+    sim = Sim(5)
+    sim.hands = [[c.id for c in r.hand(0)], [c.id for c in r.hand(1)]]
+    sim.deal([c.id for c in reversed(r.draw_pile())])
+    for _ in range(10):
+        p = r.to_move
+        card = r.hand(p)[0]
+        r.push_turn(Turn(PutDown(card, True), Draw(None)), p)
+        sim.apply((card.id, True, NO_DRAW_PILE))
+        assert sorted(sim.hands[p]) == sorted(c.id for c in r.hand(p))
+    assert sim.deck_size == r.draw_pile_size
