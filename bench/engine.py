@@ -3,7 +3,8 @@
     python bench/engine.py [--seconds S]
 
 Prints one figure per line as ``name: value unit``. Each figure runs for
-about S seconds (default 3) on one core.
+about S seconds (default 3) on one core; the mcts figures take 3 S (at most
+5 s for the default budget, which spends about 0.9 s a move). About 50 s in all.
 """
 
 from __future__ import annotations
@@ -107,6 +108,40 @@ def bot_move_time(spec: str, seconds: float) -> None:
     print(f"{name}_move_time: {spent / moves * 1000:.3f} ms/move")
 
 
+def mcts_rates(seconds: float) -> None:
+    """MCTS simulations per second and time per move (against greedy), at 0.1 s a
+    move and at the default budget a player meets."""
+    from lcnet.bots.mcts import MctsBot
+
+    rng = random.Random(5)
+    for spec, label, budget in (
+        ("mcts:time=0.1", "mcts_0.1s", seconds),
+        ("mcts", "mcts_default", min(seconds, 5.0)),
+    ):
+        bot = make_bot(spec, 5)
+        assert isinstance(bot, MctsBot)
+        opponent = make_bot("greedy", 6)
+        moves = simulations = 0
+        spent = 0.0
+        deadline = time.perf_counter() + budget
+        while time.perf_counter() < deadline:
+            r = Round.new(rng)
+            while not r.is_over and time.perf_counter() < deadline:
+                view = r.view(r.to_move)
+                if r.to_move == 0:
+                    t0 = time.perf_counter()
+                    turn = bot.choose_turn(view)
+                    spent += time.perf_counter() - t0
+                    moves += 1
+                    simulations += bot.last_simulations
+                else:
+                    turn = opponent.choose_turn(view)
+                r.push_turn(turn)
+        print(f"{label}_move_time: {spent / moves * 1000:.0f} ms/move")
+        print(f"{label}_simulations_per_move: {simulations / moves:.0f} simulations")
+        print(f"{label}_simulations_per_s: {simulations / spent:.0f} simulations/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -117,6 +152,7 @@ def main() -> None:
     undo_and_copy_rates(args.seconds)
     bot_move_time("random", args.seconds)
     bot_move_time("greedy", args.seconds)
+    mcts_rates(args.seconds * 3)
 
 
 if __name__ == "__main__":
