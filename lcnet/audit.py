@@ -259,34 +259,42 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
 
 
 def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdict) -> None:
-    """An evidence frame signed by a player that conflicts with the chain proves misconduct."""
+    """Evidence records that prove misconduct by the player who signed them.
+
+    Only two things do: a second frame a player signed for a position of
+    this transcript that it had already signed, on the same history (same
+    game, position and ``prev``: equivocation); and a frame a player signed
+    for a position that was the other player's to send, on the same history
+    (except a dispute or a resignation, which may cross a frame in flight).
+    A frame of another game, or one that does not follow the frame before
+    it, proves nothing against its signer: anyone can copy an old frame into
+    a file, and a fork can be either side's doing.
+    """
+    chain = observer.chain
     for raw in evidence:
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
         except wire.MalformedFrame:
             continue
-        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
-        if signer is None or frame.seq is None:
-            continue
-        reason = None
-        chain = observer.chain
         seq = frame.seq
-        if seq > 0 and frame.game != observer.game_id:
-            reason = "signed a frame from another game"
-        elif 0 < seq <= len(chain) and frame.prev != chain[seq - 1].hash:
-            reason = f"signed a frame whose prev is not the hash of frame {seq - 1}"
-        elif (
-            seq < len(chain)
-            and chain[seq].raw != raw
-            and chain[seq].signed_by(observer.keys[signer])
-        ):
+        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
+        if signer is None or not seq or seq >= len(chain):
+            continue
+        if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
+            continue
+        theirs = chain[seq]
+        if theirs.raw == raw:
+            continue
+        if theirs.signed_by(observer.keys[signer]):
             reason = f"signed two different frames for position {seq} (equivocation)"
-        # Otherwise the frame crossed the other player's frame in flight: no proof of anything.
-        if reason is not None:
-            verdict.kind = VerdictKind.INVALID
-            verdict.bad = BadFrame(frame.seq, _signer(observer, signer), reason, raw.hex())
-            verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
-            return
+        elif isinstance(frame.message, wire.Dispute | wire.Resign):
+            continue
+        else:
+            reason = f"signed a frame for position {seq}, which was the other player's to send"
+        verdict.kind = VerdictKind.INVALID
+        verdict.bad = BadFrame(seq, _signer(observer, signer), reason, raw.hex())
+        verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
+        return
 
 
 def audit_contents(contents: ReplayContents) -> Verdict:
@@ -353,7 +361,12 @@ def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
         fa = fb = None
     if fa is not None and fb is not None:
         for seat, key in observer.keys.items():
-            if fa.signed_by(key) and fb.signed_by(key) and fa.seq == fb.seq == common:
+            same_history = (
+                fa.seq == fb.seq == common
+                and fa.game == fb.game
+                and fa.prev == fb.prev == wire.decode_frame(a[common - 1]).hash
+            )
+            if same_history and fa.signed_by(key) and fb.signed_by(key):
                 proof = BadFrame(
                     common,
                     _signer(observer, seat),

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import os
 import socket as _socket
 import time
 from collections.abc import Callable
@@ -34,7 +35,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import identity, wire
+from lcnet import hashing, identity, wire
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import LocalProtocolError, UserError
@@ -97,6 +98,35 @@ PeerCheck = Callable[[Seat, str, bytes], None]
 :class:`UserError` to refuse the peer (e.g. a changed key)."""
 
 
+GAMES_FILE: Final = "games-hosted"
+"""Under LCNET_HOME: the ids of the games this user has hosted, one hex id a line."""
+
+
+def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
+    """A host's memory of the games it has played, against replayed hellos.
+
+    The game id is the hash of the joiner's hello, which the host cannot make
+    fresh; a hello recorded in an old match and sent again would open a
+    second match with the same id, and the host would sign a second welcome
+    for it. The ledger answers whether a game id is new and records it.
+    """
+    path = (home or identity.home_dir()) / GAMES_FILE
+
+    def fresh(game_id: bytes) -> bool:
+        key = game_id.hex()
+        with contextlib.suppress(FileNotFoundError):
+            if key in path.read_text(encoding="ascii").split():
+                return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="ascii") as ledger:
+            ledger.write(key + "\n")
+            ledger.flush()
+            os.fsync(ledger.fileno())
+        return True
+
+    return fresh
+
+
 def tofu_check(home: Path | None = None) -> PeerCheck:
     """Trust on first use against the known-peers file; a changed key refuses the peer."""
 
@@ -119,6 +149,7 @@ class NetPeer:
         writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
         timing: Timing = Timing(),
         peer_check: PeerCheck | None = None,
+        fresh_game: Callable[[bytes], bool] | None = None,
         signing_key: nacl.signing.SigningKey | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
@@ -136,6 +167,8 @@ class NetPeer:
             self._open_writer = writer
         self._timing = timing
         self._peer_check = peer_check
+        self._fresh_game = fresh_game
+        """For a host: whether a game id is new to it (and from now on, not new)."""
         key = signing_key or session._signing_key
         if key is None:
             raise LocalProtocolError("a network peer needs its signing key")
@@ -250,8 +283,11 @@ class NetPeer:
                 ident, raw = b"", parts[0]
             try:
                 self._handle(ident, raw)
-            except UserError as exc:  # a refused peer: stop, with the reason
+            except UserError as exc:  # a refused host (the joiner's only peer): stop
                 self._fail(exc)
+            except Exception as exc:  # one message, whatever it holds, never stops the peer
+                self.dropped += 1
+                self._notice(f"ignored a message that could not be handled ({exc})")
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
         session = self._session
@@ -301,7 +337,11 @@ class NetPeer:
             and frame.seq == 0
             and frame.signed_by(frame.message.key)
         ):
-            self._check_peer(Seat.JOINER, frame.message.name, frame.message.key)
+            refusal = self._refuse_hello(frame)
+            if refusal is not None:
+                self._notice(f"turned away a peer: {refusal}")
+                self._turn_away(ident, refusal)
+                return False
             self._peer_ident = ident
             return True
         if isinstance(frame.message, wire.Hello | wire.Sync):
@@ -319,6 +359,20 @@ class NetPeer:
             game=self._session.game_id or NO_GAME,
         )
         self._send_to(ident, busy.raw)
+
+    def _refuse_hello(self, frame: wire.Frame) -> str | None:
+        """Why the host will not start a match with this hello, if it will not."""
+        hello = frame.message
+        assert isinstance(hello, wire.Hello)
+        if hello.key == bytes(self._signing_key.verify_key):
+            return "that hello is signed with this host's own key"
+        if self._fresh_game is not None and not self._fresh_game(hashing.game_id(frame.raw)):
+            return "that hello opened a match this host has already played (a replayed hello)"
+        try:
+            self._check_peer(Seat.JOINER, hello.name, hello.key)
+        except UserError as exc:
+            return str(exc)
+        return None
 
     def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
         if self._peer_check is not None and seat not in self._session.keys:
@@ -445,9 +499,15 @@ class NetPeer:
             self._send(session.control(wire.Ping(n=self._ping_n)).raw)
             if not session.is_over and session.speaker is not self._seat:
                 self._send_sync(force=False)
-            if silent > self._timing.peer_timeout and self._status is Status.PLAYING:
+            if silent > self._timing.peer_timeout and self._status in (
+                Status.PLAYING,
+                Status.CONNECTING,
+            ):
                 self._set_status(Status.DISCONNECTED)
-                self._notice(f"no answer from the opponent for {int(silent)} s")
+                self._notice(
+                    f"no answer from the opponent for {int(silent)} s; waiting for it "
+                    "(or quit: the match is saved and `lcnet resume` continues it)"
+                )
 
     async def _monitor_loop(self) -> None:
         monitor = self._sock.get_monitor_socket(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,11 +22,19 @@ from typing import Any, Final
 
 import zmq.asyncio
 
-from lcnet import __version__, deal, identity, wire
+from lcnet import __version__, deal, hashing, identity, wire
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
 from lcnet.errors import UserError
-from lcnet.net import NetPeer, Timing, bind_host, connect_joiner, tofu_check
+from lcnet.net import (
+    CLOSE_LINGER_MS,
+    NetPeer,
+    Timing,
+    bind_host,
+    connect_joiner,
+    game_ledger,
+    tofu_check,
+)
 from lcnet.replaylog import (
     ReplayContents,
     ReplayHeader,
@@ -76,6 +85,8 @@ def _writer_factory(
         path = player.replays / replay_name(session)
         extra = dict(header_extra)
         extra.update(player.extra_header)
+        if player.bot is not None:
+            extra["bot"] = player.bot  # a bot's file is not offered to a person to resume
         header = ReplayHeader(
             seat=str(session.seat),
             created=_now(),
@@ -87,6 +98,20 @@ def _writer_factory(
         return ReplayWriter.create(path, header)
 
     return open_writer
+
+
+def check_replays_dir(directory: Path) -> None:
+    """Fail now, in one sentence, if matches cannot be saved in ``directory``."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".lcnet-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UserError(
+            f"cannot save matches in {directory}: {reason}; choose another place with --replays"
+        ) from None
 
 
 def _load_identity(player: Player) -> identity.Identity:
@@ -101,9 +126,9 @@ def _load_identity(player: Player) -> identity.Identity:
 
 async def run_client(peer: NetPeer, player: Player) -> int:
     """Let the player play ``peer``'s side to the end (or until it quits)."""
-    peer.start()
     line_mode = player.bot is None and not (sys.stdin.isatty() and sys.stdout.isatty())
     try:
+        peer.start()
         if player.bot is not None:
             code = await drive_bot(peer, player.bot, player.say)
         elif not line_mode:
@@ -159,7 +184,8 @@ async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) 
             view = session.view()
             assert view is not None
             turn = await asyncio.to_thread(bot.choose_turn, view)
-            await client.play(turn)
+            if client.session.awaiting_decision:  # a dispute or a resignation may have come
+                await client.play(turn)
             continue
         if session.is_over or client.status is Status.OVER:
             return _exit_code(client)
@@ -187,6 +213,7 @@ async def host_match(
     player: Player,
     on_listening: Callable[[str, int], None] | None = None,
 ) -> int:
+    check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
     session = Session.host(me.signing_key, master, name=me.name, options=options)
@@ -208,13 +235,15 @@ async def host_match(
             writer=_writer_factory(player, master, extra),
             timing=player.timing,
             peer_check=tofu_check(player.home),
+            fresh_game=game_ledger(player.home),
         )
         return await run_client(peer, player)
     finally:
-        context.term()
+        context.destroy(linger=CLOSE_LINGER_MS)
 
 
 async def join_match(*, host: str, port: int, player: Player) -> int:
+    check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
     session = Session.joiner(me.signing_key, master, name=me.name)
@@ -231,7 +260,7 @@ async def join_match(*, host: str, port: int, player: Player) -> int:
         )
         return await run_client(peer, player)
     finally:
-        context.term()
+        context.destroy(linger=CLOSE_LINGER_MS)
 
 
 async def resume_match(
@@ -299,7 +328,7 @@ async def resume_match(
         player.say(f"resuming {path}: {session.owed()}")
         return await run_client(peer, player)
     finally:
-        context.term()
+        context.destroy(linger=CLOSE_LINGER_MS)
 
 
 def _options_from(contents: ReplayContents) -> MatchOptions | None:
@@ -428,6 +457,7 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
         "--peer-timeout",
         str(player.timing.peer_timeout),
     ]
+    check_replays_dir(player.replays)
     bot = await BotPeerProcess.start(arguments, spec)
     player.extra_header = {"opponent_bot": spec}
     try:
@@ -440,10 +470,12 @@ async def resume_against_bot(
     path: Path, contents: ReplayContents, *, spec: str, player: Player
 ) -> int:
     """Resume an ``lcnet play`` match: the bot resumes its own file in its own process."""
-    game = path.name.rsplit("-", 1)[0]
-    bot_files = sorted(path.parent.glob(f"{game}-host.lcnet"))
+    if not contents.frames:
+        raise UserError(f"{path} holds no frame of a match")
+    game = hashing.game_id(contents.frames[0]).hex()[:8]
+    bot_files = sorted(path.parent.glob(f"*-{game}-host.lcnet"))
     if not bot_files:
-        raise UserError(f"the bot's replay file ({game}-host.lcnet) is not next to {path}")
+        raise UserError(f"the bot's replay file (…-{game}-host.lcnet) is not next to {path}")
     arguments = [
         "resume",
         str(bot_files[0]),
@@ -482,21 +514,21 @@ def unfinished_matches(
 ) -> list[Unfinished]:
     """The resumable matches in ``directory`` where this player had ``role``
     (and, for a joiner, played the host at ``host:port``), newest first."""
-    from lcnet.replaylog import ReplayFileError, read_replay, secret_path
+    from lcnet.replaylog import ReplayFileError, in_use, read_replay, secret_path
 
     found: list[Unfinished] = []
     if not directory.is_dir():
         return found
     for path in sorted(directory.glob("*.lcnet"), reverse=True):
-        if not secret_path(path).exists():
-            continue  # finished (or not ours to resume)
+        if not secret_path(path).exists() or in_use(path):
+            continue  # finished, not ours to resume, or being played right now
         try:
             contents = read_replay(path)
         except ReplayFileError:
             continue
         extra = contents.header.extra
-        if contents.header.seat != role or "opponent_bot" in extra:
-            continue
+        if contents.header.seat != role or "opponent_bot" in extra or "bot" in extra:
+            continue  # lcnet play matches resume through their person's file
         if role == "joiner" and (extra.get("host"), extra.get("port")) != (host, port):
             continue
         found.append(

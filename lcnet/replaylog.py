@@ -28,6 +28,7 @@ once the match is over.
 from __future__ import annotations
 
 import enum
+import fcntl
 import os
 import zlib
 from collections.abc import Mapping, Sequence
@@ -248,12 +249,26 @@ def _fsync_dir(path: Path) -> None:
 
 
 class ReplayWriter:
-    """Appends records to a replay file, each durably (write, flush, fsync)."""
+    """Appends records to a replay file, each durably (write, flush, fsync).
+
+    A writer holds an exclusive lock on its file: two programs writing one
+    match would interleave their records and, worse, each sign frames for the
+    same positions, which reads as equivocation.
+    """
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
         self._fd = fd
         self.frames_written = 0
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            self._fd = -1
+            raise ReplayFileError(
+                f"{path} is in use by another lcnet program (the match is being played "
+                "there); stop that one first"
+            ) from None
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: ReplayHeader) -> ReplayWriter:
@@ -273,12 +288,15 @@ class ReplayWriter:
     def reopen(cls, path: str | os.PathLike[str]) -> tuple[ReplayWriter, ReplayContents]:
         """Open an existing file to continue it, truncating a torn tail first."""
         p = Path(path)
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:
+            raise ReplayFileError(f"no such replay file: {p}") from None
+        writer = cls(p, fd)  # locked from here on: nobody else appends meanwhile
         contents = read_replay(p)
-        fd = os.open(p, os.O_WRONLY | os.O_APPEND)
         if contents.torn is not None:
             os.ftruncate(fd, contents.valid_bytes)
             os.fsync(fd)
-        writer = cls(p, fd)
         writer.frames_written = len(contents.frames)
         return writer, contents
 
@@ -337,9 +355,13 @@ class ReplayWriter:
         self._write(_record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True)))
 
     def close(self) -> None:
+        """Sync and close (received frames not yet synced become durable here)."""
         if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+            try:
+                os.fsync(self._fd)
+            finally:
+                os.close(self._fd)
+                self._fd = -1
 
     def __enter__(self) -> ReplayWriter:
         return self
@@ -365,6 +387,21 @@ def write_replay(
     finally:
         writer.close()
     return writer.path
+
+
+def in_use(path: str | os.PathLike[str]) -> bool:
+    """Whether an lcnet program is writing this replay file right now."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 # ------------------------------------------------------------- side file
@@ -402,6 +439,8 @@ def read_secret(replay_path: str | os.PathLike[str]) -> dict[str, Any]:
             f"the private side file {path} is missing: this match cannot be resumed "
             "from here (it was started elsewhere, or it is already over)"
         ) from None
+    except OSError as exc:
+        raise ReplayFileError(f"cannot read the side file {path}: {exc.strerror}") from None
     if mode & 0o077:
         raise ReplayFileError(
             f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"

@@ -270,6 +270,8 @@ class RoundTrack:
     )
     seen: set[Card] = field(default_factory=set)
     seeds: dict[Seat, bytes] = field(default_factory=dict)
+    plays: dict[int, tuple[Seat, Card]] = field(default_factory=dict)
+    """Every hidden card put down this round: position -> (player, card)."""
     unopened: list[tuple[Seat, Card, int, bytes, int | None]] = field(default_factory=list)
     """Hidden cards an observer saw played but has not opened yet: author, card,
     position, key and frame (see Session._run_deferred)."""
@@ -529,12 +531,13 @@ class Session:
             self.dropped += 1
             step.events.append(FrameDropped("the frame's signature does not verify"))
             return step
-        try:
-            self._check_chain(frame, author)
-        except Violation as exc:
-            # Signed by the peer but not part of this chain: keep it as evidence.
-            step.evidence = frame
-            self._fail(exc, frame, step, in_chain=False)
+        off_chain = self._off_chain(frame)
+        if off_chain is not None:
+            # Signed, but it does not extend this transcript. That shows only that
+            # its signer saw another history (a replayed or stale frame, or a fork
+            # made by either side), not who is to blame: refuse it, prove nothing.
+            self.dropped += 1
+            step.events.append(FrameDropped(off_chain))
             return step
         self.chain.append(frame)
         step.accepted = frame
@@ -597,20 +600,24 @@ class Session:
             self.dropped += 1
             step.events.append(FrameDropped("the frame's signature does not verify"))
             return step
+        off_chain = self._off_chain(frame)
+        if off_chain is not None:
+            self.dropped += 1
+            step.events.append(FrameDropped(off_chain))
+            return step
+        # The same game, position and history as a frame we hold: proof of something.
         step.evidence = frame
-        if isinstance(frame.message, wire.Dispute | wire.Resign) and frame.game == self.game_id:
+        if isinstance(frame.message, wire.Dispute | wire.Resign):
             # It crossed one of our frames on the way: still the peer's last word.
             if isinstance(frame.message, wire.Dispute):
                 self._record_their_dispute(frame, peer, step)
             else:
                 self._end_resigned(peer, step)
             return step
-        if frame.game != self.game_id:
-            reason = "a frame from another game"
-        elif self._author_at(frame.seq) is peer:
+        if self._author_at(frame.seq) is peer:
             reason = f"two different frames signed for position {frame.seq} (equivocation)"
         else:
-            reason = f"a frame for position {frame.seq}, which is not the {peer}'s"
+            reason = f"a frame for position {frame.seq}, which was not the {peer}'s to send"
         self._fail(Violation(reason, seat=peer, seq=frame.seq), frame, step, in_chain=False)
         return step
 
@@ -659,15 +666,16 @@ class Session:
             return seat
         return None
 
-    def _check_chain(self, frame: wire.Frame, author: Seat) -> None:
+    def _off_chain(self, frame: wire.Frame) -> str | None:
+        """Why ``frame`` does not extend this transcript at its position, if it does not."""
         seq = frame.seq
-        if seq != 0:
-            if frame.game != self.game_id:
-                raise Violation("the frame is from another game", seat=author, seq=seq)
-            if frame.prev != self.head:
-                raise Violation(
-                    "the frame's prev is not the hash of the previous frame", seat=author, seq=seq
-                )
+        if not seq:
+            return None
+        if frame.game != self.game_id:
+            return "a frame of another game (or another run of this game's opening)"
+        if seq <= len(self.chain) and frame.prev != self.chain[seq - 1].hash:
+            return f"a frame for position {seq} that does not follow frame {seq - 1}"
+        return None
 
     # -- emitting this peer's frames
 
@@ -992,6 +1000,7 @@ class Session:
                     table.exchange(card, placeholder)
             track.hidden[author].discard(m.pos)
             track.seen.add(card)
+            track.plays[m.pos] = (author, card)
             if seq is not None:
                 track.key_seqs[(author, m.pos)] = seq
         elif card not in table.public_hand_cards(int(author)):
@@ -1300,35 +1309,42 @@ class Session:
     def _reopen(
         self, track: RoundTrack, secrets: deal.DeckSecrets, accuser: Seat, seq: int
     ) -> str | None:
-        """Open, with both keys, every position the accused frame gave a key for."""
+        """Redo, with the accuser's keys, the openings of the accused frame ``seq``.
+
+        Every position whose two keys are now known is opened: the accuser's
+        cards (its keys from its seed, the accused's keys as sent) and the
+        hidden cards the accused played (both keys were sent). The accused
+        frame is proven wrong if a key it sent opens no card, or if a card it
+        opens or plays also lies at another position.
+        """
         accused = accuser.other
         given = track.keys_given[accused]
-        disputed = sorted(
-            p
-            for (seat, p), s in track.key_seqs.items()
-            if seat is accused and s == seq and p in given
-        )
-        if not disputed:
-            return None
         last = track.passes[-1]
 
-        def open_at(position: int) -> Card | None:
-            mine, theirs = secrets.position_keys[position], given[position]
-            keys = {accuser: mine, accused: theirs}
+        def open_at(position: int, accuser_key: bytes, accused_key: bytes) -> Card | None:
+            keys = {accuser: accuser_key, accused: accused_key}
             return deal.open_with_keys(
                 self._suit_count(), last[position], keys[Seat.HOST], keys[Seat.JOINER]
             )
 
-        opened = {p: open_at(p) for p in sorted(given)}
+        opened: dict[int, Card | None] = {
+            p: open_at(p, secrets.position_keys[p], key) for p, key in given.items()
+        }
+        for position, (author, played) in track.plays.items():
+            if author is accused:
+                opened[position] = played  # its opening was checked when it was played
+        disputed = sorted(
+            p for (seat, p), s in track.key_seqs.items() if seat is accused and s == seq
+        )
         for position in disputed:
-            card = opened[position]
-            if card is None:
+            card = opened.get(position)
+            if position in given and card is None:
                 return f"the key for position {position} opens no card"
-            twins = [q for q, c in opened.items() if c == card and q != position]
+            twins = [q for q, c in opened.items() if c is not None and c == card and q != position]
             if twins:
                 return (
-                    f"the key for position {position} opens {card}, "
-                    f"which was already dealt at position {twins[0]}"
+                    f"position {position} opens {card}, which also lies at position {twins[0]} "
+                    "(one card twice in the deck)"
                 )
         return None
 

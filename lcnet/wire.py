@@ -589,6 +589,10 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
     body = _unpack_strict(body_bytes, "the frame body")
     if type(body) is not dict:
         raise MalformedFrame("a frame body is a map")
+    if not all(type(key) is str for key in body):
+        raise MalformedFrame("the keys of a frame body are strings")
+    if any(value is None for value in body.values()):
+        raise MalformedFrame("a frame body holds no nil: an absent field is left out")
     if _pack(dict(sorted(body.items()))) != body_bytes:
         raise MalformedFrame(
             "the frame body is not canonically encoded (sorted keys, shortest forms)"
@@ -599,6 +603,8 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
         assert isinstance(version, list)
         if version[0] != PROTOCOL_VERSION[0]:
             raise IncompatibleVersion((version[0], version[1]))
+        if version[1] > PROTOCOL_VERSION[1]:
+            allow_unknown_fields = True  # the frame that announces a newer minor version
     cls = MESSAGE_TYPES.get(kind) if type(kind) is str else None
     if cls is None:
         raise MalformedFrame(f"unknown message type {kind!r}")

@@ -149,10 +149,11 @@ class LocalPeer:
         *,
         options: MatchOptions | None = None,
         seed: int = 0,
+        fresh_master: bool = False,
     ) -> None:
         rng = random.Random(seed)
         key = nacl.signing.SigningKey(rng.randbytes(32))
-        master = rng.randbytes(32)
+        master = rng.randbytes(32) if not fresh_master else os.urandom(32)
         if seat is Seat.HOST:
             session = Session.host(key, master, name="local host", options=options)
         else:

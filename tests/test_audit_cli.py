@@ -86,3 +86,16 @@ def test_an_unreadable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert "not an lcnet replay file" in err and "no such replay file" in err
     assert "Traceback" not in err
+
+
+def test_proof_of_a_fault_outranks_a_mismatched_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    code = main(
+        [
+            "audit",
+            str(samples / "sample-cheated-host.lcnet"),
+            str(samples / "sample-complete-host.lcnet"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1 and "INVALID" in out and "not of the same match" in out

@@ -234,13 +234,15 @@ def test_a_peer_that_stops_responding_is_noticed_and_welcome_back(tmp_path: Path
     asyncio.run(main())
 
 
-def _stranger_hello(version: list[int]) -> bytes:
-    key = nacl.signing.SigningKey(b"\x33" * 32)
+def _stranger_hello(
+    version: list[int], *, key: nacl.signing.SigningKey | None = None, name: str = "stranger"
+) -> bytes:
+    key = key or nacl.signing.SigningKey(b"\x33" * 32)
     body = {
         "t": "hello",
         "seq": 0,
         "v": version,
-        "name": "stranger",
+        "name": name,
         "key": bytes(key.verify_key),
         "coin": hashing.coin_commitment(b"\x44" * 32),
     }
@@ -553,3 +555,147 @@ def test_lcnet_play_in_line_mode_through_a_pipe(tmp_path: Path) -> None:
     assert_valid_pair(*files)
     verdict = audit.audit_file(files[0])
     assert verdict.resigned is not None
+
+
+def test_a_poisonous_message_does_not_stop_the_host(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=13)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=14)
+        poison = wire.sign_frame(
+            msgpack.packb({"t": "ping", b"x": 1}, use_bin_type=True),
+            nacl.signing.SigningKey(b"\x66" * 32),
+        )
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(f"tcp://{LOOPBACK}:{port}")
+
+        async def attack() -> None:
+            await sock.send(poison)  # before the match ...
+            await host.status_seen[Status.PLAYING].wait()
+            await sock.send(poison)  # ... and during it
+
+        try:
+            host.peer.start()
+            await attack_then(attack(), host, joiner)
+        finally:
+            sock.close()
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert host.peer.dropped >= 2 and host.session.sealed
+
+    async def attack_then(attack: object, host: LocalPeer, joiner: LocalPeer) -> None:
+        joiner.peer.start()
+        await asyncio.gather(attack, host.play(), joiner.play())  # type: ignore[arg-type]
+
+    asyncio.run(main())
+
+
+def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Path) -> None:
+    from lcnet import identity
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        home = tmp_path / "host"
+        try:
+            proc, port = await spawn_host(home)
+            first = local_joiner(tmp_path / "j1", ctx, port, seed=15)
+            first.peer.start()
+            await first.play()
+            await first.peer.aclose()
+            assert first.session.sealed
+            assert (await finish(proc))[0] == 0
+            old_hello = first.session.chain[0].raw
+
+            proc, port = await spawn_host(home)  # the same host, a new match
+            replayed = await _ask(ctx, port, old_hello)
+            assert isinstance(replayed.message, wire.Busy)
+            assert "already played" in replayed.message.reason
+
+            me = identity.load_identity(home / "home")
+            own = _stranger_hello([1, 0], key=me.signing_key, name="mirror")
+            answer = await _ask(ctx, port, own)
+            assert isinstance(answer.message, wire.Busy) and "own key" in answer.message.reason
+
+            impostor = _stranger_hello([1, 0], name="local joiner")  # a known name, a new key
+            answer = await _ask(ctx, port, impostor)
+            assert isinstance(answer.message, wire.Busy) and "local joiner" in answer.message.reason
+
+            # The real joiner again: the same key, and (as every real hello) a fresh secret.
+            again = local_joiner(tmp_path / "j2", ctx, port, seed=15, fresh_master=True)
+            again.peer.start()
+            await again.play()
+            await again.peer.aclose()
+            assert again.session.sealed
+            assert (await finish(proc))[0] == 0
+        finally:
+            ctx.term()
+
+    asyncio.run(main())
+
+
+def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path: Path) -> None:
+    async def run(args: list[str], stdin: bytes) -> tuple[int, str, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "lcnet",
+            *args,
+            *TIMING_ARGS,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "home"),
+            cwd=tmp_path,
+        )
+        try:
+            async with asyncio.timeout(DEADLINE):
+                out, err = await proc.communicate(stdin)
+        finally:
+            await stop(proc)
+        assert proc.returncode is not None
+        return proc.returncode, out.decode(), err.decode()
+
+    async def main() -> None:
+        code, out, _ = await run(["play", "--bot", "random", "--rounds", "1"], b"quit\n")
+        assert code == 3 and "lcnet resume" in out
+        replays = tmp_path / "replays"
+        joiner_file = next(replays.glob("*-joiner.lcnet"))
+        bot_file = next(replays.glob("*-host.lcnet"))
+        # The two processes stamp their own start times: a second apart, say.
+        moved = replays / ("19990101-000000-" + bot_file.name.split("-", 2)[2])
+        bot_file.rename(moved)
+        Path(str(bot_file) + ".secret").rename(Path(str(moved) + ".secret"))
+
+        # Nothing listens at the recorded address: the resumed joiner says so.
+        dead = socket.socket()
+        dead.bind((LOOPBACK, 0))
+        dead_port = dead.getsockname()[1]
+        dead.close()
+        proc = await spawn(
+            [
+                "resume",
+                str(joiner_file),
+                "--connect",
+                f"{LOOPBACK}:{dead_port}",
+                "--bot",
+                "random",
+                *TIMING_ARGS,
+            ],
+            tmp_path / "home",
+            tmp_path,
+        )
+        seen: list[str] = []
+        try:
+            from tests.netutil import wait_line
+
+            await wait_line(proc, "no answer from the opponent", seen)
+        finally:
+            await stop(proc)
+
+        code, out, err = await run(["resume", str(joiner_file)], b"resign\n")
+        assert code == 0, err
+        assert_valid_pair(joiner_file, moved)
+
+    asyncio.run(main())

@@ -145,3 +145,21 @@ def test_a_side_file_readable_by_others_is_refused(tmp_path: Path) -> None:
     path.chmod(0o644)
     with pytest.raises(ReplayFileError, match="readable by others"):
         read_secret(replay)
+
+
+def test_one_replay_file_has_one_writer(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    with ReplayWriter.create(path, HEADER) as writer:
+        writer.append_frame(b"one")
+        with pytest.raises(ReplayFileError, match="in use by another lcnet program"):
+            ReplayWriter.reopen(path)
+    again, contents = ReplayWriter.reopen(path)  # free again once closed
+    again.close()
+    assert contents.frames == [b"one"]
+
+
+def test_a_side_file_that_is_a_directory_is_a_clear_error(tmp_path: Path) -> None:
+    replay = tmp_path / "m.lcnet"
+    secret_path(replay).mkdir()
+    with pytest.raises(ReplayFileError, match="cannot read the side file"):
+        read_secret(replay)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,41 @@ def test_selfplay_usage_errors_are_one_clear_line(
     assert main(["selfplay", *argv]) != 0
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["selfplay", "--rounds", "21", "--bots", "random,random"], "--rounds must be 1 to 20"),
+        (["play", "--ping-interval", "0"], "--ping-interval must be at least"),
+        (["join", "127.0.0.1", "--peer-timeout", "-1"], "--peer-timeout must be at least"),
+    ],
+)
+def test_out_of_range_options_are_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_selfplay_says_when_it_cannot_save(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert (
+        main(
+            [
+                "selfplay",
+                "--games",
+                "1",
+                "--bots",
+                "random,random",
+                "--replays",
+                str(blocked / "sub"),
+            ]
+        )
+        == 1
+    )
+    assert "cannot save matches" in capsys.readouterr().err

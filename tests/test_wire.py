@@ -270,3 +270,32 @@ def test_corrupted_frames_never_raise_anything_but_malformed(index: int, value: 
     raw[index % len(raw)] = value
     with contextlib.suppress(wire.MalformedFrame, wire.BadSignature):
         wire.decode_frame(bytes(raw)).verify(bytes(KEY.verify_key))
+
+
+def test_keys_of_mixed_types_are_malformed_not_a_crash() -> None:
+    body = msgpack.packb({"t": "ping", b"x": 1}, use_bin_type=True)
+    with pytest.raises(wire.MalformedFrame, match="strings"):
+        wire.decode_frame(wire.sign_frame(body, KEY))
+
+
+def test_nil_values_are_malformed() -> None:
+    body = {"t": "ack", "seq": 1, "prev": PREV, "game": GAME, "key": None}
+    with pytest.raises(wire.MalformedFrame, match="nil"):
+        wire.decode_frame(raw_frame(body))
+
+
+def test_a_hello_of_a_newer_minor_version_may_carry_fields_we_do_not_know() -> None:
+    body = {
+        "t": "hello",
+        "seq": 0,
+        "v": [1, 4],
+        "name": "future",
+        "key": b"k" * 32,
+        "coin": b"c" * 32,
+        "emoji": "ok",
+    }
+    frame = wire.decode_frame(raw_frame(body))
+    assert isinstance(frame.message, wire.Hello) and frame.message.v == [1, 4]
+    body["v"] = [1, 0]
+    with pytest.raises(wire.MalformedFrame, match="unknown field"):
+        wire.decode_frame(raw_frame(body))

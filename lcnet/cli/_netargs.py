@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from lcnet.bots import BOTS
+from lcnet.errors import UsageError
 from lcnet.net import Timing
 from lcnet.netplay import DEFAULT_REPLAYS, Player
 
@@ -48,11 +49,19 @@ def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> N
     )
 
 
+MIN_INTERVAL = 0.01
+"""Seconds: below this a liveness timer would spin rather than wait."""
+
+
 def player_from(args: argparse.Namespace) -> Player:
     if args.bot is not None:
         from lcnet.bots import parse_bot_spec
 
         parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
+    for option in ("ping_interval", "peer_timeout", "connect_timeout"):
+        if not getattr(args, option) >= MIN_INTERVAL:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} must be at least {MIN_INTERVAL} seconds")
     timing = Timing(
         ping_interval=args.ping_interval,
         peer_timeout=args.peer_timeout,

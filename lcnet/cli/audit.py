@@ -53,11 +53,13 @@ def run(args: argparse.Namespace) -> int:
     contents = [read_replay(path) for path in paths]
     verdicts = [audit.audit_contents(c) for c in contents]
     comparison = audit.compare(contents[0], contents[1]) if len(contents) == 2 else None
+    # Precedence: proof of a fault (1), then files of two matches (2), then
+    # incomplete (3), then valid (0).
     code = max(v.exit_code for v in verdicts)
-    if any(v.exit_code == 1 for v in verdicts) or (comparison and comparison.equivocation):
-        code = 1
     if comparison is not None and not comparison.same_match:
         code = 2
+    if any(v.exit_code == 1 for v in verdicts) or (comparison and comparison.equivocation):
+        code = 1
     if args.json:
         print(json.dumps(_json(paths, verdicts, comparison), indent=2))
     else:

@@ -11,7 +11,9 @@ from pathlib import Path
 from lcnet.bots import BOTS
 from lcnet.engine import DEFAULT_ROUNDS
 from lcnet.errors import UsageError
+from lcnet.netplay import check_replays_dir
 from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
+from lcnet.wire import MAX_ROUNDS
 
 DEFAULT_GAMES = 10
 DEFAULT_BOTS = "greedy,random"
@@ -83,8 +85,10 @@ def main(args: argparse.Namespace) -> int:
     labels = bot_labels(specs)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
-    if args.rounds < 1:
-        raise UsageError("--rounds must be at least 1")
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        raise UsageError(f"--rounds must be 1 to {MAX_ROUNDS}")
+    if args.replays is not None:
+        check_replays_dir(args.replays)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)

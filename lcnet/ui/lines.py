@@ -238,6 +238,10 @@ class LineGame:
     def _leave(self) -> int:
         if self.tracker.over:
             return self.tracker.exit_code()
+        session = self.client.session
+        if self.client.seat.other not in session.keys:
+            self.say("leaving: the opponent never answered, so no match was started")
+            return EXIT_UNFINISHED
         path = self.client.replay_path
         later = (
             f"continue it later with: lcnet resume {path}"

@@ -237,6 +237,11 @@ class MatchTracker:
     def replay_path(self) -> Path | None:
         return self.client.replay_path
 
+    @property
+    def opponent_known(self) -> bool:
+        """Whether the opponent ever answered (else no match was started)."""
+        return self.me.other in self.client.session.keys
+
     # -- updates
 
     def apply(self, update: Update) -> list[str]:
@@ -353,6 +358,8 @@ class MatchTracker:
         )
 
     def stopped_text(self) -> str:
+        if not self.opponent_known:
+            return "the opponent never answered, so no match was started"
         path = self.replay_path
         later = (
             f"continue it later with: lcnet resume {path}"
