@@ -23,10 +23,10 @@ hidden information. The search is an information-set search at the root:
   is not drowned by the luck of the deal), then the worse half is dropped.
   The survivor is played.
 
-A deeper tree (the opponent's replies, the bot's next turns) was not worth
-its cost at the budgets a player meets: at 0.1 s a move there are a few
-hundred simulations, and spending them on the root candidates with common
-random numbers beats spreading them over a tree.
+The tree is one level deep: the root's information set and its candidate
+turns. At 0.1 s a move there are a few hundred simulations, too few to value
+the replies below each candidate; the heuristic stands in for both players
+there, and the simulations all go to comparing the candidates.
 
 Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
