@@ -36,7 +36,6 @@ Without either, the default is :data:`DEFAULT_TIME` seconds per move.
 
 from __future__ import annotations
 
-import math
 import random
 import time as _time
 from collections.abc import Callable
@@ -159,17 +158,18 @@ class MctsBot:
         me = view.seat
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
-        phases = math.ceil(math.log2(len(candidates)))
-        for phase in range(phases):
-            # Each phase gets an equal share of what is left of the budget.
+        while len(alive) > 1:
+            # Each phase halves the survivors (rounding down), so this many
+            # phases are left, and each gets an equal share of the budget.
+            phases = len(alive).bit_length() - 1
             deals = None
             if self.iterations is not None:
                 left = self.iterations - self.last_simulations
-                deals = max(1, left // ((phases - phase) * len(alive)))
+                deals = max(1, left // (phases * len(alive)))
             stop = None
             if deadline is not None:
                 now = self._clock()
-                stop = now + max(0.0, deadline - now) / (phases - phase)
+                stop = now + max(0.0, deadline - now) / phases
             dealt = 0
             while True:
                 sim = determinizer.sample(self._rng)
