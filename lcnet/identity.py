@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import fcntl
 import getpass
 import json
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -40,6 +41,9 @@ DEFAULT_HOME: Final = "~/.lcnet"
 KEY_FILE: Final = "identity.key"
 PROFILE_FILE: Final = "identity.json"
 KNOWN_PEERS_FILE: Final = "known_peers.json"
+PEERS_LOCK_FILE: Final = "known_peers.lock"
+"""Held (flock) while a process reads, changes and rewrites the known peers,
+so that two lcnet programs meeting new peers at once both keep theirs."""
 
 HOME_MODE: Final = 0o700
 """The home directory holds a secret key: only its owner may list or enter it."""
@@ -344,13 +348,14 @@ def check_peer(
     """
     if len(public_key) != PUBLIC_KEY_SIZE:
         raise ValueError(f"a public key is {PUBLIC_KEY_SIZE} bytes, not {len(public_key)}")
-    peers = known_peers(home)
-    previous = peers.get(name)
-    if previous is None:
-        if remember:
-            peers[name] = public_key
-            _write_peers(_home(home), peers)
-        return PeerCheck(PeerStatus.NEW, name, public_key)
+    with _peers_locked(home) if remember else contextlib.nullcontext():
+        peers = known_peers(home)
+        previous = peers.get(name)
+        if previous is None:
+            if remember:
+                peers[name] = public_key
+                _write_peers(_home(home), peers)
+            return PeerCheck(PeerStatus.NEW, name, public_key)
     if previous == public_key:
         return PeerCheck(PeerStatus.KNOWN, name, public_key)
     return PeerCheck(PeerStatus.CHANGED, name, public_key, previous)
@@ -358,12 +363,32 @@ def check_peer(
 
 def forget_peer(name: str, home: Path | None = None) -> bool:
     """Forget a peer's key (so its next key is accepted as new); whether it was known."""
-    peers = known_peers(home)
-    if name not in peers:
-        return False
-    del peers[name]
-    _write_peers(_home(home), peers)
-    return True
+    with _peers_locked(home):
+        peers = known_peers(home)
+        if name not in peers:
+            return False
+        del peers[name]
+        _write_peers(_home(home), peers)
+        return True
+
+
+@contextlib.contextmanager
+def _peers_locked(home: Path | None) -> Iterator[None]:
+    """Hold the known-peers lock: a read-change-write in here loses no other
+    process's change (the file itself is replaced on write, so the lock is a
+    separate file that stays)."""
+    base = _home(home)
+    _ensure_home(base)
+    path = base / PEERS_LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        raise UserError(f"cannot open {path}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _write_peers(base: Path, peers: Mapping[str, bytes]) -> None:

@@ -6,6 +6,7 @@ home directory is never touched.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import stat
@@ -65,7 +66,12 @@ def test_files_written_are_private_and_no_temporary_file_is_left(home: Path) -> 
     identity.set_name("Ada", home)
     identity.check_peer("bob", other_key(), home)
     assert sorted(p.name for p in home.iterdir()) == sorted(
-        [identity.KEY_FILE, identity.PROFILE_FILE, identity.KNOWN_PEERS_FILE]
+        [
+            identity.KEY_FILE,
+            identity.PROFILE_FILE,
+            identity.KNOWN_PEERS_FILE,
+            identity.PEERS_LOCK_FILE,
+        ]
     )
     assert all(mode(p) == 0o600 for p in home.iterdir())
 
@@ -243,6 +249,28 @@ def test_peers_are_told_apart_by_name(home: Path) -> None:
     identity.check_peer("bob", other_key(), home)
     identity.check_peer("carol", other_key(), home)
     assert sorted(identity.known_peers(home)) == ["bob", "carol"]
+
+
+def _remember_many(home: str, prefix: str, count: int) -> None:
+    for i in range(count):
+        identity.check_peer(f"{prefix}{i}", bytes([i + 1]) * 32, Path(home))
+
+
+def test_processes_meeting_peers_at_once_keep_every_peer(home: Path) -> None:
+    # Each check is a read-change-write of one file; without the lock, two
+    # processes writing at once would each drop the other's new peer.
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_remember_many, args=(str(home), prefix, 30))
+        for prefix in ("a", "b", "c", "d")
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+        assert worker.exitcode == 0
+    peers = identity.known_peers(home)
+    assert sorted(peers) == sorted(f"{p}{i}" for p in "abcd" for i in range(30))
 
 
 @pytest.mark.parametrize(
