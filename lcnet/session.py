@@ -470,13 +470,9 @@ class Session:
         if not self.awaiting_decision:
             raise LocalProtocolError("it is not this peer's move")
         assert self.round is not None and self.round.table is not None
-        view = self.view()
-        assert view is not None
-        if turn not in view.legal_turns():
-            # Let the engine say precisely why.
-            probe = self.round.table.copy()
-            probe.push_turn(turn, int(self.seat))  # type: ignore[arg-type]
-            raise LocalProtocolError(f"{turn} is not legal here")
+        # The engine checks the turn on a copy, and says precisely why an
+        # illegal one is illegal (IllegalMoveError).
+        self.round.table.copy().push_turn(turn, int(self.seat))  # type: ignore[arg-type]
         step = Step()
         self._emit(self._build_move(turn), step)
         self._auto(step)

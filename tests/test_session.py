@@ -9,7 +9,8 @@ import pytest
 
 from lcnet import audit, localmatch, wire
 from lcnet.bots.basic import RandomBot
-from lcnet.engine import Round, Turn, View
+from lcnet.cards import ALL_CARDS
+from lcnet.engine import Draw, IllegalMoveError, IllegalReason, PutDown, Round, Turn, View
 from lcnet.errors import LocalProtocolError
 from lcnet.seat import Seat
 from lcnet.session import (
@@ -238,6 +239,27 @@ def test_resume_refuses_a_log_whose_own_frame_was_altered() -> None:
             name="host",
             options=host.options,
         )
+
+
+def test_an_illegal_turn_of_ones_own_is_refused_with_the_reason_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    table = Table(tmp_path, seed=9, hold=frozenset({JOINER}))
+    table.run()
+    joiner = table.joiner
+    assert joiner.awaiting_decision
+    view = joiner.view()
+    assert view is not None
+    held = {c.id for c in view.hand}
+    missing = next(c for c in ALL_CARDS[:60] if c.id not in held)
+    chain, head = len(joiner.chain), joiner.head
+    with pytest.raises(IllegalMoveError) as caught:
+        joiner.play(Turn(PutDown(missing, discard=True), Draw(None)))
+    assert caught.value.reason is IllegalReason.CARD_NOT_IN_HAND
+    assert (len(joiner.chain), joiner.head) == (chain, head)
+    assert joiner.awaiting_decision
+    table.play(JOINER)  # a legal turn still goes through
+    assert len(joiner.chain) == chain + 1
 
 
 def test_the_session_tells_who_owes_the_next_frame(tmp_path: Path) -> None:
