@@ -167,7 +167,7 @@ def _load_or_create_key(base: Path, *, create: bool) -> bytes:
     if not key_path.exists() and not key_path.is_symlink():
         if not create:
             raise UserError(f"no lcnet identity in {base}: run `lcnet id` to create one")
-        _ensure_home(base)
+        ensure_home(base)
         _create_key_file(key_path)
         if not (base / PROFILE_FILE).exists():
             # Fix the default name now, so it does not follow later login changes.
@@ -179,14 +179,29 @@ def _home(home: Path | None) -> Path:
     return home if home is not None else home_dir()
 
 
-def _ensure_home(base: Path) -> None:
-    if base.is_dir():
-        return
+def ensure_home(base: Path) -> None:
+    """Create ``base`` and any missing parent as private (0700) directories.
+
+    Every directory lcnet creates is private, parents included: the first
+    program to run may create ``~/.lcnet/bots/mcts`` before ``~/.lcnet``
+    exists. Directories that already exist are left as they are.
+    """
+    missing: list[Path] = []
+    directory = base
+    while not directory.is_dir():
+        missing.append(directory)
+        if directory.parent == directory:
+            break
+        directory = directory.parent
     try:
-        base.mkdir(mode=HOME_MODE, parents=True)
-        os.chmod(base, HOME_MODE)  # mkdir's mode is filtered by the umask
+        for directory in reversed(missing):
+            with contextlib.suppress(FileExistsError):  # another lcnet made it just now
+                directory.mkdir(mode=HOME_MODE)
+                os.chmod(directory, HOME_MODE)  # mkdir's mode is filtered by the umask
     except OSError as exc:
         raise UserError(f"cannot create the lcnet home {base}: {exc.strerror}") from None
+    if not base.is_dir():
+        raise UserError(f"cannot create the lcnet home {base}: a file of that name is in the way")
 
 
 def _create_key_file(path: Path) -> None:
@@ -378,7 +393,7 @@ def _peers_locked(home: Path | None) -> Iterator[None]:
     process's change (the file itself is replaced on write, so the lock is a
     separate file that stays)."""
     base = _home(home)
-    _ensure_home(base)
+    ensure_home(base)
     path = base / PEERS_LOCK_FILE
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
@@ -427,7 +442,7 @@ def _read_json(path: Path) -> dict[str, object] | None:
 
 
 def _write_json(path: Path, data: Mapping[str, object]) -> None:
-    _ensure_home(path.parent)
+    ensure_home(path.parent)
     text = (json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
     temp = _write_temp(path.parent, text)
     try:

@@ -117,11 +117,13 @@ def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
         with contextlib.suppress(FileNotFoundError):
             if key in path.read_text(encoding="ascii").split():
                 return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="ascii") as ledger:
-            ledger.write(key + "\n")
-            ledger.flush()
-            os.fsync(ledger.fileno())
+        identity.ensure_home(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, identity.PRIVATE_FILE_MODE)
+        try:
+            os.write(fd, (key + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         return True
 
     return fresh

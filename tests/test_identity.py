@@ -55,8 +55,11 @@ def test_lcnet_home_defaults_to_dot_lcnet(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_first_use_creates_a_private_key_in_a_private_directory(home: Path) -> None:
     assert not identity.identity_exists(home)
+    outside = mode(home.parent.parent)
     me = identity.load_identity(home)
     assert mode(home) == 0o700
+    assert mode(home.parent) == 0o700  # a parent lcnet had to create is private too
+    assert mode(home.parent.parent) == outside  # one that existed is left alone
     assert mode(home / identity.KEY_FILE) == 0o600
     assert len(me.public_key) == 32
     assert identity.identity_exists(home)
@@ -74,6 +77,14 @@ def test_files_written_are_private_and_no_temporary_file_is_left(home: Path) -> 
         ]
     )
     assert all(mode(p) == 0o600 for p in home.iterdir())
+
+
+def test_a_file_where_the_home_should_be_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / ".lcnet"
+    blocker.write_text("not a directory")
+    with pytest.raises(UserError, match="in the way"):
+        identity.load_identity(blocker)
+    assert blocker.read_text() == "not a directory"
 
 
 def test_the_identity_is_the_same_on_every_load(home: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import audit, hashing, wire
+from lcnet import audit, hashing, net, wire
 from lcnet.client import Status
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
@@ -699,3 +699,16 @@ def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path
         assert_valid_pair(joiner_file, moved)
 
     asyncio.run(main())
+
+
+def test_the_hosted_games_ledger_remembers_ids_in_a_private_file(tmp_path: Path) -> None:
+    home = tmp_path / "new" / ".lcnet"
+    fresh = net.game_ledger(home)
+    assert fresh(b"\x01" * 32)
+    assert fresh(b"\x02" * 32)
+    assert not fresh(b"\x01" * 32)  # a replayed hello's game id
+    assert not net.game_ledger(home)(b"\x02" * 32)  # remembered across runs
+    ledger = home / net.GAMES_FILE
+    assert ledger.read_text().split() == [(b"\x01" * 32).hex(), (b"\x02" * 32).hex()]
+    assert ledger.stat().st_mode & 0o777 == 0o600
+    assert home.stat().st_mode & 0o777 == home.parent.stat().st_mode & 0o777 == 0o700
