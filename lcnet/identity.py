@@ -9,8 +9,10 @@
 * Known peers, trust on first use like SSH: name → public key in
   ``known_peers.json``. A known name with another key is reported as
   :attr:`PeerStatus.CHANGED` with both fingerprints, for a loud warning.
+  A process changes the file only while it holds ``known_peers.lock``.
 
-``$LCNET_HOME`` defaults to ``~/.lcnet``. Every write is atomic (a temporary
+``$LCNET_HOME`` defaults to ``~/.lcnet``; every directory lcnet creates
+there is 0700 and every file 0600. Every write is atomic (a temporary
 file in the same directory, fsync, rename), so a crash never leaves half a
 file behind.
 """
