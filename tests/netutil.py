@@ -40,15 +40,18 @@ def lcnet_env(home: Path) -> dict[str, str]:
     return env
 
 
-async def spawn(args: list[str], home: Path, cwd: Path) -> asyncio.subprocess.Process:
-    """Start ``python -m lcnet ARGS`` with its own LCNET_HOME."""
+async def spawn(
+    args: list[str], home: Path, cwd: Path, *, typed: bool = False
+) -> asyncio.subprocess.Process:
+    """Start ``python -m lcnet ARGS`` with its own LCNET_HOME (``typed``: with
+    a standard input for :func:`finish` to type into; else none)."""
     cwd.mkdir(parents=True, exist_ok=True)
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "lcnet",
         *args,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE if typed else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=lcnet_env(home),
@@ -70,11 +73,14 @@ async def wait_line(proc: asyncio.subprocess.Process, needle: str, seen: list[st
                 return line
 
 
-async def finish(proc: asyncio.subprocess.Process) -> tuple[int, str, str]:
-    """Wait for the process to end (stopping it by its pid past the deadline)."""
+async def finish(
+    proc: asyncio.subprocess.Process, typed: bytes | None = None
+) -> tuple[int, str, str]:
+    """Type ``typed`` into the process (see :func:`spawn`) and wait for it to
+    end (stopping it by its pid past the deadline)."""
     try:
         async with asyncio.timeout(DEADLINE):
-            out, err = await proc.communicate()
+            out, err = await proc.communicate(typed)
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()

@@ -6,7 +6,6 @@ import asyncio
 import os
 import signal
 import socket
-import sys
 from pathlib import Path
 
 import msgpack
@@ -27,13 +26,13 @@ from tests.netutil import (
     LocalPeer,
     Proxy,
     finish,
-    lcnet_env,
     local_host,
     local_joiner,
     replay_file,
     spawn,
     spawn_host,
     stop,
+    wait_line,
 )
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -521,29 +520,9 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
 
 def test_lcnet_play_in_line_mode_through_a_pipe(tmp_path: Path) -> None:
     async def main() -> tuple[int, str, str]:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "lcnet",
-            "play",
-            "--bot",
-            "random",
-            "--rounds",
-            "1",
-            *TIMING_ARGS,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "home"),
-            cwd=tmp_path,
-        )
-        try:
-            async with asyncio.timeout(DEADLINE):
-                out, err = await proc.communicate(b"help\n+zz deck\nresign\n")
-        finally:
-            await stop(proc)
-        assert proc.returncode is not None
-        return proc.returncode, out.decode(), err.decode()
+        args = ["play", "--bot", "random", "--rounds", "1", *TIMING_ARGS]
+        proc = await spawn(args, tmp_path / "home", tmp_path, typed=True)
+        return await finish(proc, b"help\n+zz deck\nresign\n")
 
     code, out, err = asyncio.run(main())
     assert code == 0, err
@@ -636,26 +615,9 @@ def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Pat
 
 
 def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path: Path) -> None:
-    async def run(args: list[str], stdin: bytes) -> tuple[int, str, str]:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "lcnet",
-            *args,
-            *TIMING_ARGS,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "home"),
-            cwd=tmp_path,
-        )
-        try:
-            async with asyncio.timeout(DEADLINE):
-                out, err = await proc.communicate(stdin)
-        finally:
-            await stop(proc)
-        assert proc.returncode is not None
-        return proc.returncode, out.decode(), err.decode()
+    async def run(args: list[str], typed: bytes) -> tuple[int, str, str]:
+        proc = await spawn([*args, *TIMING_ARGS], tmp_path / "home", tmp_path, typed=True)
+        return await finish(proc, typed)
 
     async def main() -> None:
         code, out, _ = await run(["play", "--bot", "random", "--rounds", "1"], b"quit\n")
@@ -688,8 +650,6 @@ def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path
         )
         seen: list[str] = []
         try:
-            from tests.netutil import wait_line
-
             await wait_line(proc, "no answer from the opponent", seen)
         finally:
             await stop(proc)
