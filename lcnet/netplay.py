@@ -175,15 +175,19 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
 
 
 async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) -> int:
-    """A built-in bot plays ``client``'s side (thinking in a worker thread, so that
-    the connection stays responsive)."""
+    """A built-in bot plays ``client``'s side. A bot that searches thinks in a
+    worker thread, so that the connection stays responsive; a quick one plays
+    in place (handing it to a thread would cost more than its turn)."""
     bot = make_bot(spec)
     while True:
         session = client.session
         if session.awaiting_decision:
             view = session.view()
             assert view is not None
-            turn = await asyncio.to_thread(bot.choose_turn, view)
+            if bot.quick:
+                turn = bot.choose_turn(view)
+            else:
+                turn = await asyncio.to_thread(bot.choose_turn, view)
             if client.session.awaiting_decision:  # a dispute or a resignation may have come
                 await client.play(turn)
             continue

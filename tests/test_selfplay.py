@@ -25,6 +25,7 @@ class StallingBot:
     two of these never touch the draw pile once two piles are in use."""
 
     name = "staller"
+    quick = True
 
     def choose_turn(self, view: View) -> Turn:
         for put_down in view.legal_put_downs():

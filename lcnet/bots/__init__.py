@@ -23,6 +23,10 @@ class Bot(Protocol):
     """What every built-in player provides."""
 
     name: str
+    quick: bool
+    """Whether a turn takes about a millisecond or less. A caller on an event
+    loop runs a quick bot in place; a slower one (a search) in a worker thread,
+    so that the connection stays responsive while it thinks."""
 
     def choose_turn(self, view: View) -> Turn:
         """The whole turn to make in ``view`` (it is this bot's turn to put down)."""

@@ -16,6 +16,7 @@ class RandomBot:
     """
 
     name = "random"
+    quick = True
 
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng

@@ -31,6 +31,7 @@ class GreedyBot:
     """
 
     name = "greedy"
+    quick = True  # one heuristic pass: about 0.3 ms a turn (bench/README.md)
 
     def __init__(
         self, rng: random.Random, weights: Weights = DEFAULT_WEIGHTS, /, **options: str

@@ -114,6 +114,7 @@ class MctsBot:
     """
 
     name = "mcts"
+    quick = False
 
     def __init__(
         self,
