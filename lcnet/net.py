@@ -290,6 +290,10 @@ class NetPeer:
             except Exception as exc:  # one message, whatever it holds, never stops the peer
                 self.dropped += 1
                 self._notice(f"ignored a message that could not be handled ({exc})")
+            # A waiting message is received without a pause; yield here so that
+            # whoever awaits updates sees this frame's effect (a turn, say)
+            # before the next frame's work (a round's verification) begins.
+            await asyncio.sleep(0)
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
         session = self._session
