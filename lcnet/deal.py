@@ -210,7 +210,7 @@ def _all_card_points() -> tuple[bytes, ...]:
     )
     # Checked once because the whole scheme rests on it; a failure would be a
     # libsodium bug (probability of a collision or of the identity: ~2⁻²⁴⁰).
-    if len(set(points)) != len(points) or not all(map(group.is_valid_point, points)):
+    if len(set(points)) != len(points) or not group.all_valid(points):
         raise LocalProtocolError("the card points are not distinct valid group elements")
     return points
 
@@ -257,11 +257,11 @@ class DeckSecrets:
     def shuffle(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
         """Pass 1 or 2 over trusted points: ``out[i] = g · points[π(i)]``."""
         g = self.global_scalar
-        return tuple(group.mul(g, points[j]) for j in self.permutation)
+        return group.mul_many([g] * self.size, [points[j] for j in self.permutation])
 
     def lock(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
         """Pass 3 or 4 over trusted points: ``out[i] = (k_i · g⁻¹) · points[i]``."""
-        return tuple(map(group.mul, self.lock_scalars, points))
+        return group.mul_many(self.lock_scalars, points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,7 +395,7 @@ def _invalid_point_error(number: int, points: Sequence[bytes]) -> DeckProtocolEr
 
 
 def _check_points_valid(number: int, points: Sequence[bytes]) -> None:
-    if not all(map(group.is_valid_point, points)):
+    if not group.all_valid(points):
         raise _invalid_point_error(number, points)
 
 
@@ -441,13 +441,11 @@ def _multiply_received(
     (see :func:`lcnet.group.try_mul`) and ``order`` is a permutation, so
     every received point is checked, without paying for the check twice.
     """
-    out: list[bytes] = []
-    for scalar, source in zip(scalars, order, strict=True):
-        result = group.try_mul(scalar, points[source])
-        if result is None:
-            raise _invalid_point_error(number, points)
-        out.append(result)
-    return tuple(out)
+    products = group.try_mul_many(scalars, [points[source] for source in order])
+    out = tuple(product for product in products if product is not None)
+    if len(out) != len(products):
+        raise _invalid_point_error(number, points)
+    return out
 
 
 def _check_key_shape(key: object, *, author: Seat, item: str, position: int) -> bytes:
@@ -883,8 +881,7 @@ class RoundDeal:
                 )
             )
         key = self._checked_key(key, item=item, position=position)
-        point = self._unmask(position, key)
-        if card.id >= self.size or point != self._table.point_of(card):
+        if card.id >= self.size or not self._masks(position, key, card):
             self._fail(
                 DeckProtocolError(
                     DeckFault.WRONG_CARD,
@@ -986,6 +983,17 @@ class RoundDeal:
         self._record_key(position, checked)
         self._seen.add(card)
         return card
+
+    def _masks(self, position: int, their_key: bytes, card: Card) -> bool:
+        """Whether ``(k_mine,i · k_theirs,i) · P[card] = D4[i]``.
+
+        The same test as unmasking ``D4[i]`` and comparing with ``P[card]``
+        (multiplying by a non-zero scalar is a bijection of the group), but
+        with the card named there is no scalar to invert: one multiplication.
+        """
+        combined = group.scalar_mul(self._secrets.position_keys[position], their_key)
+        masked = self._passes[PASS_COUNT - 1][position]
+        return group.mul(combined, self._table.point_of(card)) == masked
 
     def _unmask(self, position: int, their_key: bytes) -> bytes:
         """``(k_mine,i · k_theirs,i)⁻¹ · D4[i]``: one multiplication with a combined scalar."""

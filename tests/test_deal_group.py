@@ -8,6 +8,9 @@ libsodium's noclamp multiplication refuses exactly the points that
 
 from __future__ import annotations
 
+import os
+import signal
+
 import nacl.bindings
 import pytest
 from hypothesis import given, settings
@@ -87,3 +90,51 @@ def test_only_reduced_non_zero_scalars_are_used(scalar: bytes) -> None:
 def test_a_reduction_takes_sixty_four_bytes() -> None:
     with pytest.raises(group.GroupError):
         group.reduce_scalar(bytes(32))
+
+
+def _scalars(count: int) -> list[bytes]:
+    return [hashing.position_scalar(b"s" * 32, i) for i in range(count)]
+
+
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 60, 72])
+def test_a_batch_gives_exactly_the_one_by_one_results_in_order(count: int) -> None:
+    scalars = _scalars(count)
+    points = list(card_table(6).points[:count])
+    assert group.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
+    assert group.all_valid(points)
+
+
+@pytest.mark.parametrize("where", [0, 29, 59])
+def test_a_batch_finds_an_invalid_point_wherever_it_is(where: int) -> None:
+    points: list[bytes] = list(card_table(5).points)
+    points[where] = ORDER_8_POINT
+    products = group.try_mul_many(_scalars(60), points)
+    assert [i for i, p in enumerate(products) if p is None] == [where]
+    assert not group.all_valid(points)
+    with pytest.raises(group.GroupError):
+        group.mul_many(_scalars(60), points)
+
+
+def test_a_batch_needs_one_scalar_per_point() -> None:
+    with pytest.raises(group.GroupError):
+        group.try_mul_many(_scalars(3), list(card_table(5).points[:4]))
+
+
+def test_a_bad_scalar_in_a_batch_is_a_bug_reported_as_such() -> None:
+    scalars = _scalars(60)
+    scalars[45] = bytes(32)  # zero: never a key
+    with pytest.raises(group.GroupError):
+        group.mul_many(scalars, list(card_table(5).points))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_spreads_batches_with_threads_of_its_own() -> None:
+    scalars, points = _scalars(60), list(card_table(5).points)
+    expected = group.mul_many(scalars, points)  # the parent's helper threads now exist
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's threads are not here
+        signal.alarm(60)  # waiting on a thread that is not there would hang: end instead
+        ok = group.mul_many(scalars, points) == expected
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
