@@ -179,7 +179,9 @@ def format_cards(cards: Iterable[Card]) -> str:
 
 
 def deck_size(suit_count: int) -> int:
-    return len(suits_for(suit_count)) * CARDS_PER_SUIT
+    if suit_count not in ALLOWED_SUIT_COUNTS:
+        raise ValueError(f"a game has 5 or 6 suits, not {suit_count}")
+    return suit_count * CARDS_PER_SUIT
 
 
 def new_deck(suit_count: int = DEFAULT_SUITS) -> list[Card]:

@@ -395,6 +395,10 @@ class Round:
         """A discard pile, bottom first (its last card is the top)."""
         return [ALL_CARDS[i] for i in self._discards[suit]]
 
+    def holds_public(self, player: int, card: Card) -> bool:
+        """Whether ``card`` is in ``player``'s hand and known to the opponent."""
+        return card.id in self._public[player]
+
     def public_hand_cards(self, player: int) -> list[Card]:
         """Cards in ``player``'s hand that the opponent knows (taken from discard piles)."""
         return sorted((ALL_CARDS[i] for i in self._public[player]), key=lambda c: c.id)

@@ -30,8 +30,8 @@ from typing import Final
 import nacl.signing
 
 from lcnet import deal, hashing, wire
-from lcnet.cards import ALL_CARDS, Card, Suit, deck_size
-from lcnet.engine import Draw, Match, Outcome, PutDown, Round, Turn, View
+from lcnet.cards import ALL_CARDS, Card, deck_size
+from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
 from lcnet.errors import (
     IllegalMoveError,
     LocalProtocolError,
@@ -120,6 +120,9 @@ _NEXT: Final[dict[Phase, Phase]] = {
     Phase.REVEAL_HOST: Phase.REVEAL_JOINER,
     Phase.RESULT_HOST: Phase.RESULT_JOINER,
 }
+
+_SEATS: Final = (Seat.HOST, Seat.JOINER)
+"""Seat by number, without an enum lookup (asked for several times per frame)."""
 
 _PASS_NUMBER: Final = {Phase.PASS_1: 1, Phase.PASS_2: 2, Phase.PASS_3: 3, Phase.PASS_4: 4}
 
@@ -415,7 +418,7 @@ class Session:
         assert self.round is not None
         if self.phase is Phase.MOVE:
             assert self.round.table is not None
-            return Seat(self.round.table.to_move)
+            return _SEATS[self.round.table.to_move]
         assert self.round.pending is not None
         return self.round.pending[0].other
 
@@ -757,7 +760,7 @@ class Session:
         assert track is not None and track.own_deal is not None and track.table is not None
         card = turn.put_down.card
         draw = wire.DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
-        if card in track.table.public_hand_cards(int(self.seat)):  # type: ignore[arg-type]
+        if track.table.holds_public(int(self.seat), card):  # type: ignore[arg-type]
             return wire.MoveMsg(card=card.id, discard=turn.put_down.discard, draw=draw)
         revealed = track.own_deal.reveal_card(card)
         return wire.MoveMsg(
@@ -989,9 +992,7 @@ class Session:
                 self._verify_hidden_play(track, author, card, m.pos, m.key, seq)
                 if card not in table.hand(int(author)):
                     placeholder = next(
-                        c
-                        for c in table.hand(int(author))
-                        if c not in table.public_hand_cards(int(author))
+                        c for c in table.hand(int(author)) if not table.holds_public(int(author), c)
                     )
                     table.exchange(card, placeholder)
             track.hidden[author].discard(m.pos)
@@ -999,7 +1000,7 @@ class Session:
             track.plays[m.pos] = (author, card)
             if seq is not None:
                 track.key_seqs[(author, m.pos)] = seq
-        elif card not in table.public_hand_cards(int(author)):
+        elif not table.holds_public(int(author), card):
             raise Violation(
                 f"{card} is played as a public card, but the {author} took no such card "
                 "from a discard pile",
@@ -1359,11 +1360,8 @@ class Session:
 
 
 def _turn_of(m: wire.MoveMsg) -> Turn:
-    card = Card.from_id(m.card)
-    return Turn(
-        PutDown(card, m.discard),
-        Draw(None if m.draw == wire.DRAW_PILE else Suit(m.draw)),
-    )
+    # The engine's interned moves: index 0 of DRAWS is the draw pile (-1 on the wire).
+    return Turn(PUT_DOWNS[m.card * 2 + m.discard], DRAWS[m.draw + 1])
 
 
 def _clip(text: str) -> str:

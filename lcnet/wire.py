@@ -155,12 +155,23 @@ class Message:
 
     def to_fields(self) -> dict[str, object]:
         out: dict[str, object] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None and f.name in self.OPTIONAL:
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
+            if value is None and name in self.OPTIONAL:
                 continue
-            out[f.name] = value
+            out[name] = value
         return out
+
+
+_FIELD_NAMES: dict[type[Message], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Message]) -> tuple[str, ...]:
+    """A message type's fields, in declaration order (looked up once per type)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 @dataclass(frozen=True)
@@ -608,11 +619,11 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
     cls = MESSAGE_TYPES.get(kind) if type(kind) is str else None
     if cls is None:
         raise MalformedFrame(f"unknown message type {kind!r}")
-    known = {f.name for f in fields(cls)}
-    unknown = set(body) - known - _HEADER_FIELDS
+    known = _field_names(cls)
+    unknown = body.keys() - known - _HEADER_FIELDS
     if unknown and not allow_unknown_fields:
         raise MalformedFrame(f"{cls.TYPE}: unknown field(s) {', '.join(sorted(unknown))}")
-    missing = known - set(body) - cls.OPTIONAL
+    missing = set(known) - body.keys() - cls.OPTIONAL
     if missing:
         raise MalformedFrame(f"{cls.TYPE}: missing field(s) {', '.join(sorted(missing))}")
     seq, prev, game = _header(cls, body)
@@ -623,18 +634,22 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
     return Frame(raw, body_bytes, signature, message, seq, prev, game)
 
 
+_is_hash: Final = _is_bin(HASH_SIZE)
+_is_seq: Final = _is_int(0, MAX_SEQ)
+
+
 def _header(
     cls: type[Message], body: dict[str, object]
 ) -> tuple[int | None, bytes | None, bytes | None]:
     game = body.get("game")
-    if game is not None and not _is_bin(HASH_SIZE)(game):
+    if game is not None and not _is_hash(game):
         raise MalformedFrame("the game id is 32 bytes")
     if cls.CONTROL:
         if "seq" in body or "prev" in body or game is None:
             raise MalformedFrame(f"{cls.TYPE} is a control frame: game id, no seq or prev")
         return None, None, game  # type: ignore[return-value]
     seq = body.get("seq")
-    if not _is_int(0, MAX_SEQ)(seq):
+    if not _is_seq(seq):
         raise MalformedFrame("seq must be an integer 0 .. 2**32-1")
     assert isinstance(seq, int)
     prev = body.get("prev")
@@ -642,6 +657,6 @@ def _header(
         if prev is not None or game is not None:
             raise MalformedFrame("the first frame carries no prev and no game id")
         return 0, None, None
-    if not _is_bin(HASH_SIZE)(prev) or game is None:
+    if not _is_hash(prev) or game is None:
         raise MalformedFrame("a frame after the first carries prev and game (32 bytes each)")
     return seq, prev, game  # type: ignore[return-value]
