@@ -2,20 +2,23 @@
 
     python bench/deal.py [--repeat N]
 
-Prints one figure per line as ``name: value unit``, on one core:
+Prints one figure per line as ``name: value unit``. The multiplications of
+a pass are spread over the CPUs (``lcnet.group.mul_many``), so the times
+depend on the number of cores as well as on their speed:
 
 * ``deal_both_sides_<n>``: one round's deck work for host and joiner together
   (seed derivations, four passes, the check of every received pass, both
   hands dealt and opened), median of N rounds (default 15), then the fastest;
 * ``deal_both_sides_<n>_cost``: the same in units of one scalar
-  multiplication timed just before and after each round, a figure that does
-  not drift with the machine's load: multiply by the cost of one
-  multiplication on an idle core to predict the time there;
+  multiplication (on one thread) timed just before and after each round, a
+  figure that drifts less with the machine's load: multiply by the cost of
+  one multiplication on an idle core to predict the time there (with as
+  many cores as here);
 * ``reveal_check_<seat>_<n>``: one side checking the other's revealed seed
   (commitment, its keys, its two passes); ``audit_round_<n>``: a third party
   re-checking all four passes from both seeds;
-* ``deal_floor_<n>``: the libsodium work the deal cannot avoid, from the
-  per-operation costs measured just before: (4n + 16) scalar
+* ``deal_floor_<n>``: the libsodium work the deal cannot avoid, on one
+  core, from the per-operation costs measured just before: (4n + 16) scalar
   multiplications and n validity checks (the pass the host only opens
   position by position); ``reveal_check_floor_<n>``: 2n multiplications;
 * Ed25519 sign and verify rates, and the raw cost of one scalar

@@ -12,7 +12,11 @@ both sides. Prints one figure per line as ``name: value unit``.
 The replay files go to a temporary directory under ``--dir`` (default: the
 current directory); the fsync cost of that file system is printed first,
 since two fsyncs (the move's, then the acknowledgement's) are the floor of
-every round trip.
+every round trip. Last comes the CPU time the two sessions themselves spend
+on a move's path, measured in one process without sockets or files: the
+mover's ``play()``, the other side's ``receive()`` of the move (which builds
+and signs the acknowledgement) and the mover's ``receive()`` of the
+acknowledgement, the sum of the three medians.
 """
 
 from __future__ import annotations
@@ -32,10 +36,12 @@ import nacl.signing
 import zmq
 import zmq.asyncio
 
+from lcnet import localmatch, wire
 from lcnet.bots import make_bot
 from lcnet.net import NetPeer, Timing, connect_joiner
 from lcnet.replaylog import ReplayHeader, ReplayWriter
-from lcnet.session import Session, TurnPlayed
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Session, Step, TurnPlayed
 
 LOOPBACK = "127.0.0.1"
 
@@ -114,6 +120,34 @@ async def one_match(directory: Path, suits: int, seed: int) -> tuple[list[float]
     return round_trips, wall, frames
 
 
+def session_path_us(matches: int, suits: int) -> float:
+    """Sum of the medians of the three session calls on a move's path, in µs."""
+    spent: dict[str, list[float]] = {"play": [], "move": [], "ack": []}
+    for seed in range(matches):
+        rng = random.Random(seed)
+        decide = {seat: make_bot("random", seed * 2 + int(seat)).choose_turn for seat in Seat}
+        peers = localmatch.new_peers(decide, options=MatchOptions(suits=suits), rng=rng)
+        queue = [(Seat.HOST, frame.raw) for frame in peers[Seat.JOINER].session.start().outgoing]
+        while queue:
+            to, raw = queue.pop(0)
+            session = peers[to].session
+            kind = wire.decode_frame(raw).message.TYPE
+            start = time.perf_counter()
+            step: Step = session.receive(raw)
+            if kind in spent:
+                spent[kind].append(time.perf_counter() - start)
+            queue += [(to.other, frame.raw) for frame in step.outgoing]
+            while session.awaiting_decision:
+                view = session.view()
+                assert view is not None
+                turn = peers[to].decide(view)
+                start = time.perf_counter()
+                step = session.play(turn)
+                spent["play"].append(time.perf_counter() - start)
+                queue += [(to.other, frame.raw) for frame in step.outgoing]
+    return sum(statistics.median(times) for times in spent.values()) * 1e6
+
+
 async def main_async(matches: int, suits: int, where: Path) -> None:
     round_trips: list[float] = []
     walls: list[float] = []
@@ -135,6 +169,7 @@ async def main_async(matches: int, suits: int, where: Path) -> None:
     print(f"random_match_frames_{suits}suits: {statistics.median(frames):.0f} frames")
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(f"peer_peak_rss: {peak_kib / 1024:.1f} MB")
+    print(f"session_cpu_move_ack_{suits}suits: {session_path_us(matches, suits):.0f} us")
 
 
 def main() -> None:
