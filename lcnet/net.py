@@ -269,6 +269,10 @@ class NetPeer:
 
     async def _receive_loop(self) -> None:
         while True:
+            # A waiting message is received without a pause: yield first, so
+            # that a task awaiting updates runs on the last frame's effect (a
+            # turn, say) before this frame's work (a round's check) starts.
+            await asyncio.sleep(0)
             try:
                 parts = await self._sock.recv_multipart()
             except zmq.ZMQError:
@@ -290,10 +294,6 @@ class NetPeer:
             except Exception as exc:  # one message, whatever it holds, never stops the peer
                 self.dropped += 1
                 self._notice(f"ignored a message that could not be handled ({exc})")
-            # A waiting message is received without a pause; yield here so that
-            # whoever awaits updates sees this frame's effect (a turn, say)
-            # before the next frame's work (a round's verification) begins.
-            await asyncio.sleep(0)
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
         session = self._session
