@@ -289,9 +289,13 @@ def run(
             if on_result:
                 on_result(result)
         return tally
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Fresh interpreters, not forks: this process may already run helper
+    # threads (lcnet.group), and forking a threaded process is unsafe.
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
         futures = [
             pool.submit(
                 play, specs, i, seed, rounds=rounds, suits=suits, max_turns=max_turns, **extra
