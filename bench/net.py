@@ -12,11 +12,15 @@ both sides. Prints one figure per line as ``name: value unit``.
 The replay files go to a temporary directory under ``--dir`` (default: the
 current directory); the fsync cost of that file system is printed first,
 since two fsyncs (the move's, then the acknowledgement's) are the floor of
-every round trip. Last comes the CPU time the two sessions themselves spend
-on a move's path, measured in one process without sockets or files: the
-mover's ``play()``, the other side's ``receive()`` of the move (which builds
-and signs the acknowledgement) and the mover's ``receive()`` of the
-acknowledgement, the sum of the three medians.
+every round trip; ``fsync_in_match`` is the same call timed inside the
+matches (the joiner's, while the host's file on the same disk is busy too).
+Last come the parts of a round trip that are lcnet's own, timed in this
+process without sockets or files: ``frame_decode`` (the strict decoding of
+each frame of a match, signature not included) and
+``session_time_move_ack``, the mover's ``play()``, the other side's
+``receive()`` of the move (decoding it, checking it, building and signing the
+acknowledgement) and the mover's ``receive()`` of the acknowledgement — the
+sum of the three medians.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import HasFileno
 
 import nacl.signing
 import zmq
@@ -60,7 +68,9 @@ def fsync_ms(directory: Path, count: int = 200) -> float:
         path.unlink()
 
 
-async def one_match(directory: Path, suits: int, seed: int) -> tuple[list[float], float, int]:
+async def one_match(
+    directory: Path, suits: int, seed: int
+) -> tuple[list[float], float, list[bytes]]:
     env = dict(os.environ, LCNET_HOME=str(directory / "host-home"))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "lcnet", "host", "--bind", LOOPBACK, "--port", "0",
@@ -114,10 +124,40 @@ async def one_match(directory: Path, suits: int, seed: int) -> tuple[list[float]
         await peer.aclose()
         ctx.term()
     await proc.wait()
-    frames = len(session.chain)
     if not session.sealed:
         raise RuntimeError("the match did not end sealed")
-    return round_trips, wall, frames
+    return round_trips, wall, [frame.raw for frame in session.chain]
+
+
+class FsyncTimer:
+    """Times every ``os.fsync`` of this process while installed (the joiner's)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self._real = os.fsync
+
+    def __enter__(self) -> FsyncTimer:
+        def timed(fd: int | HasFileno) -> None:
+            start = time.perf_counter()
+            self._real(fd)
+            self.times.append(time.perf_counter() - start)
+
+        os.fsync = timed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.fsync = self._real
+
+
+def decode_us(raws: list[bytes]) -> float:
+    """Median time to decode one of ``raws`` (each decoded 20 times)."""
+    times = []
+    for raw in raws:
+        start = time.perf_counter()
+        for _ in range(20):
+            wire.decode_frame(raw)
+        times.append((time.perf_counter() - start) / 20)
+    return statistics.median(times) * 1e6
 
 
 def session_path_us(matches: int, suits: int) -> float:
@@ -152,14 +192,16 @@ async def main_async(matches: int, suits: int, where: Path) -> None:
     round_trips: list[float] = []
     walls: list[float] = []
     frames: list[int] = []
-    with tempfile.TemporaryDirectory(dir=where) as tmp:
+    raws: list[bytes] = []
+    with tempfile.TemporaryDirectory(dir=where) as tmp, FsyncTimer() as fsyncs:
         directory = Path(tmp)
         print(f"fsync_on_this_disk: {fsync_ms(directory):.2f} ms")
+        fsyncs.times.clear()  # the probe above is not part of a match
         for seed in range(matches):
-            rt, wall, count = await one_match(directory / str(seed), suits, seed)
+            rt, wall, raws = await one_match(directory / str(seed), suits, seed)
             round_trips += rt
             walls.append(wall)
-            frames.append(count)
+            frames.append(len(raws))
     ordered = sorted(round_trips)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     print(f"move_ack_rtt_p50_{suits}suits: {statistics.median(ordered) * 1000:.2f} ms")
@@ -169,7 +211,9 @@ async def main_async(matches: int, suits: int, where: Path) -> None:
     print(f"random_match_frames_{suits}suits: {statistics.median(frames):.0f} frames")
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(f"peer_peak_rss: {peak_kib / 1024:.1f} MB")
-    print(f"session_cpu_move_ack_{suits}suits: {session_path_us(matches, suits):.0f} us")
+    print(f"fsync_in_match_p50: {statistics.median(fsyncs.times) * 1000:.2f} ms")
+    print(f"frame_decode: {decode_us(raws):.0f} us")
+    print(f"session_time_move_ack_{suits}suits: {session_path_us(matches, suits):.0f} us")
 
 
 def main() -> None:
