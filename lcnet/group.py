@@ -10,6 +10,11 @@ Values from the other peer are checked by the caller (``lcnet.deal``) before
 they reach :func:`mul`, so a failure inside libsodium here is a bug of ours
 and raises :class:`GroupError`, a :class:`~lcnet.errors.LocalProtocolError`.
 :func:`try_mul` is the one exception: it *is* a check, see its docstring.
+
+A deck pass is a batch of independent multiplications: :func:`mul_many`,
+:func:`try_mul_many` and :func:`all_valid` spread one over the CPUs with
+helper threads (libsodium runs without the GIL) and return exactly what the
+one-by-one calls would, in order.
 """
 
 from __future__ import annotations
