@@ -28,7 +28,9 @@ from lcnet.session import MatchOptions, Session, Step
 
 LOOPBACK = "127.0.0.1"
 FAST = Timing(ping_interval=0.2, peer_timeout=2.0, connect_timeout=15.0, end_grace=5.0)
-TIMING_ARGS = ["--ping-interval", "0.2", "--peer-timeout", "2", "--connect-timeout", "15"]
+HOST_TIMING_ARGS = ["--ping-interval", "0.2", "--peer-timeout", "2"]
+TIMING_ARGS = [*HOST_TIMING_ARGS, "--connect-timeout", "15"]
+"""Short liveness timers for tests (a host has no connect timeout: it only listens)."""
 DEADLINE = 120.0
 """Seconds any one wait may take before the test fails (instead of hanging)."""
 
@@ -119,7 +121,7 @@ async def spawn_host(
         str(rounds),
         "--replays",
         str(directory / "replays"),
-        *TIMING_ARGS,
+        *HOST_TIMING_ARGS,
         *(extra or []),
     ]
     proc = await spawn(args, directory / "home", directory)

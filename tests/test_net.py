@@ -21,6 +21,7 @@ from lcnet.seat import Seat
 from lcnet.session import MatchOptions, Phase
 from tests.netutil import (
     DEADLINE,
+    HOST_TIMING_ARGS,
     LOOPBACK,
     TIMING_ARGS,
     LocalPeer,
@@ -500,7 +501,7 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
                 "random",
                 "--replays",
                 str(replays),
-                *TIMING_ARGS,
+                *HOST_TIMING_ARGS,
             ],
             tmp_path / "home",
             tmp_path,

@@ -11,7 +11,11 @@ from lcnet.net import Timing
 from lcnet.netplay import DEFAULT_REPLAYS, Player
 
 
-def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> None:
+def add_player_arguments(
+    parser: argparse.ArgumentParser, *, bot_help: str, connects: bool = True
+) -> None:
+    """The options of a player; ``connects``: whether this command may connect
+    to a host (a host only listens, and waits as long as it takes)."""
     parser.add_argument("--bot", metavar="LEVEL", help=bot_help + f" ({', '.join(BOTS)})")
     parser.add_argument(
         "--replays",
@@ -31,14 +35,15 @@ def add_player_arguments(parser: argparse.ArgumentParser, *, bot_help: str) -> N
         metavar="S",
         help=f"advanced: seconds between liveness checks (default {timing.ping_interval})",
     )
-    parser.add_argument(
-        "--connect-timeout",
-        type=float,
-        default=timing.connect_timeout,
-        metavar="S",
-        help="advanced: seconds to wait for a first answer from the host "
-        f"(default {timing.connect_timeout})",
-    )
+    if connects:
+        parser.add_argument(
+            "--connect-timeout",
+            type=float,
+            default=timing.connect_timeout,
+            metavar="S",
+            help="advanced: seconds to wait for a first answer from the host "
+            f"(default {timing.connect_timeout})",
+        )
     parser.add_argument(
         "--peer-timeout",
         type=float,
@@ -58,13 +63,14 @@ def player_from(args: argparse.Namespace) -> Player:
         from lcnet.bots import parse_bot_spec
 
         parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
+    connect_timeout = getattr(args, "connect_timeout", Timing().connect_timeout)
     for option in ("ping_interval", "peer_timeout", "connect_timeout"):
-        if not getattr(args, option) >= MIN_INTERVAL:
+        if not getattr(args, option, connect_timeout) >= MIN_INTERVAL:
             flag = "--" + option.replace("_", "-")
             raise UsageError(f"{flag} must be at least {MIN_INTERVAL} seconds")
     timing = Timing(
         ping_interval=args.ping_interval,
         peer_timeout=args.peer_timeout,
-        connect_timeout=args.connect_timeout,
+        connect_timeout=connect_timeout,
     )
     return Player(bot=args.bot, replays=args.replays, timing=timing, name=args.name)

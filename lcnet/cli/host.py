@@ -59,7 +59,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, metavar="R", help="rounds in the match (default 3)"
     )
-    add_player_arguments(parser, bot_help="let a built-in bot play this side")
+    add_player_arguments(parser, bot_help="let a built-in bot play this side", connects=False)
     parser.set_defaults(func=run)
 
 
