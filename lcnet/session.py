@@ -502,8 +502,7 @@ class Session:
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
         except wire.MalformedFrame as exc:
-            self.dropped += 1
-            return Step(events=[FrameDropped(str(exc))])
+            return self._drop(Step(), str(exc))
         return self.receive_frame(frame)
 
     def receive_frame(self, frame: wire.Frame) -> Step:
@@ -516,9 +515,7 @@ class Session:
             if seq is not None and seq < len(self.chain) and frame.raw == self.chain[seq].raw:
                 step.events.append(DuplicateIgnored(seq))
                 return step
-            step.events.append(FrameDropped("the match is over"))
-            self.dropped += 1
-            return step
+            return self._drop(step, "the match is over")
         assert frame.seq is not None
         if frame.seq < len(self.chain):
             return self._receive_old(frame, step)
@@ -527,17 +524,13 @@ class Session:
             return step
         author = self._author_of(frame)
         if author is None:
-            self.dropped += 1
-            step.events.append(FrameDropped("the frame's signature does not verify"))
-            return step
+            return self._drop(step, "the frame's signature does not verify")
         off_chain = self._off_chain(frame)
         if off_chain is not None:
             # Signed, but it does not extend this transcript. That shows only that
             # its signer saw another history (a replayed or stale frame, or a fork
             # made by either side), not who is to blame: refuse it, prove nothing.
-            self.dropped += 1
-            step.events.append(FrameDropped(off_chain))
-            return step
+            return self._drop(step, off_chain)
         self.chain.append(frame)
         step.accepted = frame
         try:
@@ -556,6 +549,12 @@ class Session:
             self._auto(step)
         return step
 
+    def _drop(self, step: Step, reason: str) -> Step:
+        """Refuse a frame: count it, say why, change nothing else."""
+        self.dropped += 1
+        step.events.append(FrameDropped(reason))
+        return step
+
     def _seq_of_deck_item(self, exc: deal.DeckProtocolError, frame: wire.Frame) -> int | None:
         """The frame that carried the faulty deck item (found late, e.g. at the reveal)."""
         track = self.round
@@ -570,15 +569,11 @@ class Session:
     def _receive_control(self, frame: wire.Frame, step: Step) -> Step:
         peer = self._peer_seat()
         if peer is None or peer not in self.keys or frame.game != self.game_id:
-            self.dropped += 1
-            step.events.append(FrameDropped("a control frame for no known match"))
-            return step
+            return self._drop(step, "a control frame for no known match")
         try:
             frame.verify(self.keys[peer])
         except wire.BadSignature:
-            self.dropped += 1
-            step.events.append(FrameDropped("a control frame whose signature does not verify"))
-            return step
+            return self._drop(step, "a control frame whose signature does not verify")
         step.events.append(ControlReceived(frame.message))
         return step
 
@@ -590,20 +585,14 @@ class Session:
             return step
         peer = self._peer_seat()
         if peer is None or peer not in self.keys:
-            self.dropped += 1
-            step.events.append(FrameDropped("an unexpected frame"))
-            return step
+            return self._drop(step, "an unexpected frame")
         try:
             frame.verify(self.keys[peer])
         except wire.BadSignature:
-            self.dropped += 1
-            step.events.append(FrameDropped("the frame's signature does not verify"))
-            return step
+            return self._drop(step, "the frame's signature does not verify")
         off_chain = self._off_chain(frame)
         if off_chain is not None:
-            self.dropped += 1
-            step.events.append(FrameDropped(off_chain))
-            return step
+            return self._drop(step, off_chain)
         # The same game, position and history as a frame we hold: proof of something.
         step.evidence = frame
         if isinstance(frame.message, wire.Dispute | wire.Resign):
