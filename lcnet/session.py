@@ -23,8 +23,9 @@ verify are dropped and counted; they never change anything.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Final
 
 import nacl.signing
@@ -80,51 +81,60 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-# The state machine as data: who speaks in each phase (None: decided by the
-# round, see Session.speaker) and which message type is expected there.
-_TABLE: Final[dict[Phase, tuple[Seat | None, type[wire.Message] | None]]] = {
-    Phase.HELLO: (Seat.JOINER, wire.Hello),
-    Phase.WELCOME: (Seat.HOST, wire.Welcome),
-    Phase.COIN: (Seat.JOINER, wire.Coin),
-    Phase.COMMIT_HOST: (Seat.HOST, wire.Commit),
-    Phase.COMMIT_JOINER: (Seat.JOINER, wire.Commit),
-    Phase.PASS_1: (Seat.HOST, wire.DeckPass),
-    Phase.PASS_2: (Seat.JOINER, wire.DeckPass),
-    Phase.PASS_3: (Seat.HOST, wire.DeckPass),
-    Phase.PASS_4: (Seat.JOINER, wire.DeckPass),
-    Phase.KEYS_JOINER: (Seat.JOINER, wire.DealKeys),
-    Phase.KEYS_HOST: (Seat.HOST, wire.DealKeys),
-    Phase.MOVE: (None, wire.MoveMsg),
-    Phase.ACK: (None, wire.Ack),
-    Phase.REVEAL_HOST: (Seat.HOST, wire.Reveal),
-    Phase.REVEAL_JOINER: (Seat.JOINER, wire.Reveal),
-    Phase.RESULT_HOST: (Seat.HOST, wire.Result),
-    Phase.RESULT_JOINER: (Seat.JOINER, wire.Result),
-    Phase.OVER: (None, None),
-}
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One row of the state machine: who speaks in a phase, what, and what follows.
 
-# Fixed successors; MOVE/ACK/REVEAL_JOINER/RESULT_JOINER are decided by the game.
-_NEXT: Final[dict[Phase, Phase]] = {
-    Phase.HELLO: Phase.WELCOME,
-    Phase.WELCOME: Phase.COIN,
-    Phase.COIN: Phase.COMMIT_HOST,
-    Phase.COMMIT_HOST: Phase.COMMIT_JOINER,
-    Phase.COMMIT_JOINER: Phase.PASS_1,
-    Phase.PASS_1: Phase.PASS_2,
-    Phase.PASS_2: Phase.PASS_3,
-    Phase.PASS_3: Phase.PASS_4,
-    Phase.PASS_4: Phase.KEYS_JOINER,
-    Phase.KEYS_JOINER: Phase.KEYS_HOST,
-    Phase.KEYS_HOST: Phase.MOVE,
-    Phase.MOVE: Phase.ACK,
-    Phase.REVEAL_HOST: Phase.REVEAL_JOINER,
-    Phase.RESULT_HOST: Phase.RESULT_JOINER,
-}
+    ``speaker`` is ``None`` where the round decides: the player to move in
+    MOVE, the other player in ACK. ``handler`` names the :class:`Session`
+    method that applies the frame; it returns the next phase when the row has
+    more than one ``successors`` (the game decides), else ``None``.
+    """
+
+    speaker: Seat | None
+    expects: type[wire.Message] | None
+    handler: str
+    successors: tuple[Phase, ...]
+    pass_number: int | None = None
+
+
+TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
+    {
+        Phase.HELLO: Transition(Seat.JOINER, wire.Hello, "_on_hello", (Phase.WELCOME,)),
+        Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, "_on_welcome", (Phase.COIN,)),
+        Phase.COIN: Transition(Seat.JOINER, wire.Coin, "_on_coin", (Phase.COMMIT_HOST,)),
+        Phase.COMMIT_HOST: Transition(
+            Seat.HOST, wire.Commit, "_on_commit", (Phase.COMMIT_JOINER,)
+        ),
+        Phase.COMMIT_JOINER: Transition(Seat.JOINER, wire.Commit, "_on_commit", (Phase.PASS_1,)),
+        Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, "_on_pass", (Phase.PASS_2,), 1),
+        Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, "_on_pass", (Phase.PASS_3,), 2),
+        Phase.PASS_3: Transition(Seat.HOST, wire.DeckPass, "_on_pass", (Phase.PASS_4,), 3),
+        Phase.PASS_4: Transition(Seat.JOINER, wire.DeckPass, "_on_pass", (Phase.KEYS_JOINER,), 4),
+        Phase.KEYS_JOINER: Transition(Seat.JOINER, wire.DealKeys, "_on_keys", (Phase.KEYS_HOST,)),
+        Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, "_on_keys", (Phase.MOVE,)),
+        Phase.MOVE: Transition(None, wire.MoveMsg, "_on_move", (Phase.ACK,)),
+        Phase.ACK: Transition(None, wire.Ack, "_on_ack", (Phase.MOVE, Phase.REVEAL_HOST)),
+        Phase.REVEAL_HOST: Transition(
+            Seat.HOST, wire.Reveal, "_on_reveal", (Phase.REVEAL_JOINER,)
+        ),
+        Phase.REVEAL_JOINER: Transition(
+            Seat.JOINER, wire.Reveal, "_on_reveal", (Phase.COMMIT_HOST, Phase.RESULT_HOST)
+        ),
+        Phase.RESULT_HOST: Transition(
+            Seat.HOST, wire.Result, "_on_result", (Phase.RESULT_JOINER,)
+        ),
+        Phase.RESULT_JOINER: Transition(Seat.JOINER, wire.Result, "_on_result", (Phase.OVER,)),
+        Phase.OVER: Transition(None, None, "", ()),
+    }
+)
+"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it).
+
+In every phase but HELLO, WELCOME and OVER the speaker may send ``resign``
+instead, and either player ``dispute`` (both end the match: OVER)."""
 
 _SEATS: Final = (Seat.HOST, Seat.JOINER)
 """Seat by number, without an enum lookup (asked for several times per frame)."""
-
-_PASS_NUMBER: Final = {Phase.PASS_1: 1, Phase.PASS_2: 2, Phase.PASS_3: 3, Phase.PASS_4: 4}
 
 # Messages that need a decision of the local player; every other one of this
 # peer's frames is built by the session itself.
@@ -412,7 +422,7 @@ class Session:
         """Who is entitled to the next transcript frame (``None`` when over)."""
         if self.phase is Phase.OVER:
             return None
-        fixed, _ = _TABLE[self.phase]
+        fixed = TABLE[self.phase].speaker
         if fixed is not None:
             return fixed
         assert self.round is not None
@@ -688,8 +698,7 @@ class Session:
     def _auto(self, step: Step) -> None:
         """Build every frame now due from this peer that needs no decision."""
         while self.phase is not Phase.OVER and self.speaker is self.seat:
-            expected = _TABLE[self.phase][1]
-            if expected in _DECIDED:
+            if TABLE[self.phase].expects in _DECIDED:
                 return
             self._emit(self._build_auto(), step)
 
@@ -724,7 +733,7 @@ class Session:
         assert own is not None
         if phase in (Phase.COMMIT_HOST, Phase.COMMIT_JOINER):
             return wire.Commit(round=track.number, commit=own.commitment)
-        if phase in _PASS_NUMBER:
+        if TABLE[phase].pass_number is not None:
             made = own.make_pass()
             return wire.DeckPass(round=track.number, n=made.number, points=b"".join(made.points))
         if phase in (Phase.KEYS_JOINER, Phase.KEYS_HOST):
@@ -827,24 +836,28 @@ class Session:
                 raise Violation("a resignation before the match started", seat=author, seq=seq)
             self._end_resigned(author, step)
             return
-        expected = _TABLE[self.phase][1]
-        if type(message) is not expected:
+        row = TABLE[self.phase]
+        if type(message) is not row.expects:
             raise Violation(
                 f"{message.TYPE} where {self.phase.value} was due", seat=author, seq=seq
             )
-        handler = _HANDLERS[self.phase]
-        handler(self, frame, author, step)
+        successor = getattr(self, row.handler)(frame, author, step)
+        if successor is None:
+            (successor,) = row.successors
+        elif successor not in row.successors:
+            raise LocalProtocolError(f"{self.phase} cannot lead to {successor} (see TABLE)")
+        self.phase = successor
 
-    def _on_hello(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_hello(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Hello)
         self._check_version(m.v, author, frame.seq)
         self._learn_peer(author, m.name, m.key, step)
         self._coin_commitment = m.coin
         self.game_id = hashing.game_id(frame.raw)
-        self.phase = Phase.WELCOME
+        return None
 
-    def _on_welcome(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_welcome(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Welcome)
         self._check_version(m.v, author, frame.seq)
@@ -853,9 +866,9 @@ class Session:
         self._learn_peer(author, m.name, m.key, step)
         self.options = MatchOptions(suits=m.suits, rounds=m.rounds)
         self._host_nonce = m.coin
-        self.phase = Phase.COIN
+        return None
 
-    def _on_coin(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_coin(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Coin)
         assert self.game_id and self._coin_commitment and self._host_nonce and self.options
@@ -874,6 +887,7 @@ class Session:
         )
         step.events.append(MatchStarted(self.options, first))
         self._start_round()
+        return None
 
     def _start_round(self) -> None:
         assert self.match is not None and self.options is not None and self.game_id is not None
@@ -890,22 +904,22 @@ class Session:
                 master_secret=self._master,
             )
         self.round = RoundTrack(number=number, starter=starter, own_deal=own)
-        self.phase = Phase.COMMIT_HOST
 
-    def _on_commit(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_commit(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Commit)
         track = self._track_round(m.round, author, frame.seq)
         track.commitments[author] = m.commit
         if author is not self.seat and track.own_deal is not None:
             track.own_deal.receive_commitment(m.commit)
-        self.phase = _NEXT[self.phase]
+        return None
 
-    def _on_pass(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_pass(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.DeckPass)
         track = self._track_round(m.round, author, frame.seq)
-        number = _PASS_NUMBER[self.phase]
+        number = TABLE[self.phase].pass_number
+        assert number is not None
         if m.n != number:
             raise Violation(f"pass {m.n} where pass {number} was due", seat=author, seq=frame.seq)
         points = tuple(m.point_list())
@@ -922,9 +936,9 @@ class Session:
         track.passes.append(points)
         if frame.seq is not None:
             track.pass_seqs[number] = frame.seq
-        self.phase = _NEXT[self.phase]
+        return None
 
-    def _on_keys(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_keys(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.DealKeys)
         track = self._track_round(m.round, author, frame.seq)
@@ -940,9 +954,9 @@ class Session:
         elif track.own_deal is None:
             for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
                 track.revealed_keys.append(deal.RevealedKey(author, position, key))
-        self.phase = _NEXT[self.phase]
-        if self.phase is Phase.MOVE:
+        if self.phase is Phase.KEYS_HOST:
             self._deal_table(track, step)
+        return None
 
     def _deal_table(self, track: RoundTrack, step: Step) -> None:
         """Set up the round's table: known cards where they are, placeholders elsewhere."""
@@ -962,7 +976,7 @@ class Session:
         track.table = Round.deal(order, int(track.starter))
         step.events.append(RoundStarted(track.number, track.starter, tuple(sorted(mine))))
 
-    def _on_move(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_move(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.MoveMsg)
         track = self.round
@@ -1002,7 +1016,7 @@ class Session:
         except IllegalMoveError as exc:
             raise Violation(str(exc), seat=author, seq=seq) from None
         track.pending = (author, turn)
-        self.phase = Phase.ACK
+        return None
 
     def _verify_hidden_play(
         self, track: RoundTrack, author: Seat, card: Card, pos: int, key: bytes, seq: int | None
@@ -1043,7 +1057,7 @@ class Session:
                 )
             track.unopened.pop(0)
 
-    def _on_ack(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_ack(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Ack)
         track = self.round
@@ -1081,9 +1095,9 @@ class Session:
         track.turns.append((mover, turn))
         track.pending = None
         step.events.append(TurnPlayed(track.number, mover, turn, drawn))
-        self.phase = Phase.REVEAL_HOST if table.is_over else Phase.MOVE
+        return Phase.REVEAL_HOST if table.is_over else Phase.MOVE
 
-    def _on_reveal(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_reveal(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Reveal)
         track = self._track_round(m.round, author, frame.seq)
@@ -1093,8 +1107,7 @@ class Session:
         elif track.own_deal is None:
             self._verify_side(track, author, m.seed)
         if self.phase is Phase.REVEAL_HOST:
-            self.phase = Phase.REVEAL_JOINER
-            return
+            return None
         verified = self._verify_round(track, author, frame.seq)
         self.rounds_verified.append(verified)
         assert self.match is not None and track.table is not None
@@ -1102,9 +1115,9 @@ class Session:
         self.match.record_round(scores)
         step.events.append(RoundVerified(track.number, scores, verified))
         if self.match.is_over:
-            self.phase = Phase.RESULT_HOST
-        else:
-            self._start_round()
+            return Phase.RESULT_HOST
+        self._start_round()
+        return Phase.COMMIT_HOST
 
     def _verify_side(self, track: RoundTrack, seat: Seat, seed: bytes) -> deal.DeckSecrets:
         """An observer checks one side's seed against all that side sent this round."""
@@ -1179,7 +1192,7 @@ class Session:
             )
         return verified
 
-    def _on_result(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+    def _on_result(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Result)
         assert self.match is not None
@@ -1192,14 +1205,13 @@ class Session:
                 seq=frame.seq,
             )
         if self.phase is Phase.RESULT_HOST:
-            self.phase = Phase.RESULT_JOINER
-            return
+            return None
         self.sealed = True
         self.outcome = self.match.outcome()
-        self.phase = Phase.OVER
         step.events.append(
             MatchEnded(self.outcome, tuple(self.match.round_scores), None, sealed=True)
         )
+        return None
 
     # -- helpers
 
@@ -1356,24 +1368,3 @@ def _turn_of(m: wire.MoveMsg) -> Turn:
 def _clip(text: str) -> str:
     data = text.encode("utf-8")[: wire.MAX_REASON_BYTES]
     return data.decode("utf-8", errors="ignore")
-
-
-_HANDLERS: Final = {
-    Phase.HELLO: Session._on_hello,
-    Phase.WELCOME: Session._on_welcome,
-    Phase.COIN: Session._on_coin,
-    Phase.COMMIT_HOST: Session._on_commit,
-    Phase.COMMIT_JOINER: Session._on_commit,
-    Phase.PASS_1: Session._on_pass,
-    Phase.PASS_2: Session._on_pass,
-    Phase.PASS_3: Session._on_pass,
-    Phase.PASS_4: Session._on_pass,
-    Phase.KEYS_JOINER: Session._on_keys,
-    Phase.KEYS_HOST: Session._on_keys,
-    Phase.MOVE: Session._on_move,
-    Phase.ACK: Session._on_ack,
-    Phase.REVEAL_HOST: Session._on_reveal,
-    Phase.REVEAL_JOINER: Session._on_reveal,
-    Phase.RESULT_HOST: Session._on_result,
-    Phase.RESULT_JOINER: Session._on_result,
-}
