@@ -30,7 +30,7 @@ from typing import Final
 
 import nacl.signing
 
-from lcnet import deal, hashing, wire
+from lcnet import deal, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card, deck_size
 from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
 from lcnet.errors import (
@@ -103,9 +103,7 @@ TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
         Phase.HELLO: Transition(Seat.JOINER, wire.Hello, "_on_hello", (Phase.WELCOME,)),
         Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, "_on_welcome", (Phase.COIN,)),
         Phase.COIN: Transition(Seat.JOINER, wire.Coin, "_on_coin", (Phase.COMMIT_HOST,)),
-        Phase.COMMIT_HOST: Transition(
-            Seat.HOST, wire.Commit, "_on_commit", (Phase.COMMIT_JOINER,)
-        ),
+        Phase.COMMIT_HOST: Transition(Seat.HOST, wire.Commit, "_on_commit", (Phase.COMMIT_JOINER,)),
         Phase.COMMIT_JOINER: Transition(Seat.JOINER, wire.Commit, "_on_commit", (Phase.PASS_1,)),
         Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, "_on_pass", (Phase.PASS_2,), 1),
         Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, "_on_pass", (Phase.PASS_3,), 2),
@@ -115,15 +113,11 @@ TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
         Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, "_on_keys", (Phase.MOVE,)),
         Phase.MOVE: Transition(None, wire.MoveMsg, "_on_move", (Phase.ACK,)),
         Phase.ACK: Transition(None, wire.Ack, "_on_ack", (Phase.MOVE, Phase.REVEAL_HOST)),
-        Phase.REVEAL_HOST: Transition(
-            Seat.HOST, wire.Reveal, "_on_reveal", (Phase.REVEAL_JOINER,)
-        ),
+        Phase.REVEAL_HOST: Transition(Seat.HOST, wire.Reveal, "_on_reveal", (Phase.REVEAL_JOINER,)),
         Phase.REVEAL_JOINER: Transition(
             Seat.JOINER, wire.Reveal, "_on_reveal", (Phase.COMMIT_HOST, Phase.RESULT_HOST)
         ),
-        Phase.RESULT_HOST: Transition(
-            Seat.HOST, wire.Result, "_on_result", (Phase.RESULT_JOINER,)
-        ),
+        Phase.RESULT_HOST: Transition(Seat.HOST, wire.Result, "_on_result", (Phase.RESULT_JOINER,)),
         Phase.RESULT_JOINER: Transition(Seat.JOINER, wire.Result, "_on_result", (Phase.OVER,)),
         Phase.OVER: Transition(None, None, "", ()),
     }
@@ -945,6 +939,8 @@ class Session:
         receiver = author.other
         keys = m.key_list()
         for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
+            _check_key(key, f"dealing key for position {position}", author, frame.seq)
+        for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
             track.keys_given[author][position] = key
             track.hidden[receiver].add(position)
             if frame.seq is not None:
@@ -991,6 +987,7 @@ class Session:
         table = track.table
         if m.pos is not None:
             assert m.key is not None
+            _check_key(m.key, f"key for position {m.pos}", author, seq)
             if author is not self.seat:
                 self._verify_hidden_play(track, author, card, m.pos, m.key, seq)
                 if card not in table.hand(int(author)):
@@ -1071,6 +1068,7 @@ class Session:
                     "the acknowledgement of a deck draw has no key", seat=author, seq=frame.seq
                 )
             position = track.next_draw
+            _check_key(m.key, f"key for position {position}", author, frame.seq)
             track.next_draw += 1
             track.keys_given[author][position] = m.key
             track.hidden[mover].add(position)
@@ -1363,6 +1361,16 @@ class Session:
 def _turn_of(m: wire.MoveMsg) -> Turn:
     # The engine's interned moves: index 0 of DRAWS is the draw pile (-1 on the wire).
     return Turn(PUT_DOWNS[m.card * 2 + m.discard], DRAWS[m.draw + 1])
+
+
+def _check_key(key: bytes, item: str, author: Seat, seq: int | None) -> None:
+    """Every key a frame carries must be a scalar in 1 … L−1 (PROTOCOL §1.4, §3.6).
+
+    Anyone can check that, an auditor included, so a key out of range is a
+    violation by the frame's signer at that very frame, whoever opens it.
+    """
+    if not group.is_scalar(key):
+        raise Violation(f"{item}: {deal.DeckFault.INVALID_KEY.value}", seat=author, seq=seq)
 
 
 def _clip(text: str) -> str:
