@@ -170,6 +170,10 @@ def audit_frames(
     verdict = _verdict(observer, bad, len(frames), torn)
     if verdict.kind is not VerdictKind.INVALID:
         _check_evidence(observer, evidence, verdict)
+    if verdict.kind is not VerdictKind.INVALID and not observer.is_over:
+        crossed = _crossed_dispute(observer, evidence)
+        if crossed is not None:
+            verdict = _judge_crossed_dispute(frames, crossed, len(frames), torn)
     return verdict
 
 
@@ -287,14 +291,66 @@ def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdi
             continue
         if theirs.signed_by(observer.keys[signer]):
             reason = f"signed two different frames for position {seq} (equivocation)"
-        elif isinstance(frame.message, wire.Dispute | wire.Resign):
-            continue
+        elif isinstance(frame.message, wire.Dispute) and _crossed(chain, seq, signer, observer):
+            continue  # a dispute that crossed frames in flight: see _crossed_dispute
         else:
             reason = f"signed a frame for position {seq}, which was the other player's to send"
         verdict.kind = VerdictKind.INVALID
         verdict.bad = BadFrame(seq, _signer(observer, signer), reason, raw.hex())
         verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
         return
+
+
+def _crossed(chain: Sequence[wire.Frame], seq: int, signer: Seat, observer: Session) -> bool:
+    """Whether ``signer`` could have signed a frame for ``seq`` before it saw
+    the frames held there: only if every one of them is the other player's."""
+    other = observer.keys.get(signer.other)
+    return other is not None and all(frame.signed_by(other) for frame in chain[seq:])
+
+
+def _crossed_dispute(observer: Session, evidence: Sequence[bytes]) -> wire.Frame | None:
+    """A dispute kept as evidence because it crossed the file owner's frames in
+    flight (PROTOCOL §6.2 step 3): signed by a player, on this transcript's
+    history, for a position from which every frame held is the other player's."""
+    chain = observer.chain
+    for raw in evidence:
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=True)
+        except wire.MalformedFrame:
+            continue
+        seq = frame.seq
+        if not isinstance(frame.message, wire.Dispute) or not seq or seq >= len(chain):
+            continue
+        if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
+            continue
+        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
+        if signer is not None and _crossed(chain, seq, signer, observer):
+            return frame
+    return None
+
+
+def _judge_crossed_dispute(
+    frames: Sequence[bytes], dispute: wire.Frame, count: int, torn: TornTail | None
+) -> Verdict:
+    """Judge a dispute that crossed frames in flight as the frame it was signed as:
+    the one after the transcript its signer had seen."""
+    assert dispute.seq is not None
+    observer = Session.observer()
+    for raw in frames[: dispute.seq]:
+        observer.receive(raw)
+    observer.receive_frame(dispute)
+    bad = None
+    info = observer.dispute
+    if info is not None and info.detected_by is None:
+        bad = _bad_from_dispute(observer, info, frames, dispute.raw)
+    verdict = _verdict(observer, bad, count, torn)
+    if verdict.dispute is not None:
+        verdict.dispute += f" (the dispute crossed frame {dispute.seq} in flight)"
+        verdict.summary = (
+            f"INCOMPLETE: {verdict.dispute}; this file holds no frame that proves it "
+            "(every frame in it verifies)"
+        )
+    return verdict
 
 
 def audit_contents(contents: ReplayContents) -> Verdict:

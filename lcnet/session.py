@@ -599,19 +599,26 @@ class Session:
             return self._drop(step, off_chain)
         # The same game, position and history as a frame we hold: proof of something.
         step.evidence = frame
-        if isinstance(frame.message, wire.Dispute | wire.Resign):
-            # It crossed one of our frames on the way: still the peer's last word.
-            if isinstance(frame.message, wire.Dispute):
-                self._record_their_dispute(frame, peer, step)
-            else:
-                self._end_resigned(peer, step)
+        if isinstance(frame.message, wire.Dispute) and self._crossed(frame.seq):
+            # Either player may dispute at any time, so a dispute can cross our
+            # frames in flight: the peer's last word, judged like any other.
+            self._record_their_dispute(frame, peer, step)
             return step
+        # Anything else at a position we hold, a resignation included, cannot
+        # have crossed: the peer signed for a position that was not its own.
         if self._author_at(frame.seq) is peer:
             reason = f"two different frames signed for position {frame.seq} (equivocation)"
         else:
             reason = f"a frame for position {frame.seq}, which was not the {peer}'s to send"
         self._fail(Violation(reason, seat=peer, seq=frame.seq), frame, step, in_chain=False)
         return step
+
+    def _crossed(self, seq: int) -> bool:
+        """Whether a peer's frame for ``seq`` could have been signed before it
+        saw ours: only if every frame we hold from ``seq`` on is this peer's."""
+        assert self.seat is not None
+        key = self.keys[self.seat]
+        return all(frame.signed_by(key) for frame in self.chain[seq:])
 
     def _author_at(self, seq: int) -> Seat | None:
         """Who signed our frame at ``seq`` (by key)."""

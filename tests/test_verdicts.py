@@ -94,3 +94,99 @@ def test_an_out_of_range_key_is_a_violation_at_its_own_frame(
         assert verdict.bad is not None and verdict.bad.seq == dispute.seq
         assert verdict.bad.signer is not None and verdict.bad.signer.seat is JOINER
         assert "scalar in 1 .. L-1" in verdict.bad.reason
+
+
+def _held_table(tmp_path: Path, seat: Seat, seed: int = 32) -> Table:
+    """A match run until ``seat`` must choose a move (its moves are played by hand)."""
+    table = Table(tmp_path, seed=seed, hold=frozenset({seat}))
+    table.run()
+    assert table.sessions[seat].awaiting_decision
+    return table
+
+
+def _sign(table: Table, seat: Seat, message: wire.Message, seq: int) -> wire.Frame:
+    session = table.sessions[seat]
+    prev = session.chain[seq - 1].hash
+    return wire.make_frame(message, table.keys[seat], seq=seq, prev=prev, game=session.game_id)
+
+
+def test_a_resignation_for_the_other_players_slot_is_proof_not_a_win(tmp_path: Path) -> None:
+    # Right after its own move, the host signs a resignation for the position
+    # of the joiner's acknowledgement. A resignation comes from the player
+    # entitled to speak, so it can never cross a frame in flight: it is a
+    # frame for a position that was not the host's.
+    table = _held_table(tmp_path, HOST)
+    joiner = table.joiner
+    table.play(HOST)
+    table.deliver()  # the joiner takes the move, acknowledges it (and plays its own)
+    ack = joiner.chain[table.host.next_seq]
+    assert isinstance(ack.message, wire.Ack) and ack.seq is not None
+    resign = _sign(table, HOST, wire.Resign(), ack.seq)
+    step = table.inject(JOINER, resign.raw)
+    assert joiner.resigned is None
+    assert joiner.dispute is not None
+    assert joiner.dispute.offender is HOST and joiner.dispute.seq == ack.seq
+    assert step.evidence is not None and step.evidence.raw == resign.raw
+    assert step.outgoing and isinstance(step.outgoing[0].message, wire.Dispute)
+    verdict = table.audit(JOINER)
+    assert verdict.kind is audit.VerdictKind.INVALID, verdict.summary
+    assert verdict.bad is not None and verdict.bad.seq == ack.seq
+    assert verdict.bad.signer is not None and verdict.bad.signer.seat is HOST
+    assert "other player's to send" in verdict.bad.reason
+
+
+def test_a_dispute_that_crossed_a_move_in_flight_is_judged_by_the_audit(tmp_path: Path) -> None:
+    # The host disputes while the joiner's move is on its way: both frames
+    # claim the same position. The joiner takes the dispute as the host's
+    # last word and keeps it as evidence; the audit of the joiner's file
+    # then judges that dispute (here: nothing proves it).
+    table = _held_table(tmp_path, JOINER)
+    host = table.host
+    position = host.next_seq
+    accused = next(f for f in reversed(host.chain) if f.signed_by(host.keys[JOINER]))
+    assert accused.seq is not None
+    dispute = _sign(
+        table,
+        HOST,
+        wire.Dispute(about=accused.seq, frame=accused.hash, reason="I do not believe it"),
+        position,
+    )
+    table.play(JOINER)  # the joiner's move takes the same position
+    step = table.inject(JOINER, dispute.raw)
+    joiner = table.joiner
+    assert step.evidence is not None and step.evidence.raw == dispute.raw
+    assert joiner.dispute is not None
+    assert joiner.dispute.offender is JOINER and joiner.dispute.detected_by is HOST
+    verdict = table.audit(JOINER)
+    assert verdict.kind is audit.VerdictKind.INCOMPLETE, verdict.summary
+    assert verdict.dispute is not None
+    assert "I do not believe it" in verdict.dispute
+    assert f"crossed frame {position} in flight" in verdict.dispute
+
+
+def test_a_dispute_for_a_position_the_peer_already_signed_is_equivocation(
+    tmp_path: Path,
+) -> None:
+    # The joiner moved at this position; a dispute it signs for the same
+    # position cannot have crossed anything (it had already seen its own move).
+    table = _held_table(tmp_path, JOINER)
+    host = table.host
+    position = host.next_seq
+    table.play(JOINER)
+    table.deliver()  # the host takes the move and acknowledges it
+    move = host.chain[position]
+    assert isinstance(move.message, wire.MoveMsg) and move.seq is not None
+    dispute = _sign(
+        table,
+        JOINER,
+        wire.Dispute(about=move.seq - 1, frame=host.chain[move.seq - 1].hash, reason="no"),
+        move.seq,
+    )
+    table.inject(HOST, dispute.raw)
+    assert host.dispute is not None
+    assert host.dispute.offender is JOINER and host.dispute.detected_by is HOST
+    assert "equivocation" in host.dispute.reason
+    verdict = table.audit(HOST)
+    assert verdict.kind is audit.VerdictKind.INVALID, verdict.summary
+    assert verdict.bad is not None and verdict.bad.signer is not None
+    assert verdict.bad.signer.seat is JOINER and verdict.bad.seq == move.seq
