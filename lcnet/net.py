@@ -48,6 +48,7 @@ from lcnet.session import (
     FrameGap,
     MatchEnded,
     Session,
+    SessionFailed,
     Step,
 )
 
@@ -77,6 +78,20 @@ NO_GAME: Final = bytes(wire.HASH_SIZE)
 
 class NetError(UserError):
     """A network problem the user can act on (the message says how)."""
+
+
+class LocalFailure(NetError):
+    """lcnet failed while handling the match: a fault of this program, not of the opponent."""
+
+    @classmethod
+    def of(cls, exc: BaseException, replay: Path | None) -> LocalFailure:
+        text = str(exc) if isinstance(exc, SessionFailed) else f"{type(exc).__name__}: {exc}"
+        where = f" in {replay}" if replay is not None else ""
+        return cls(
+            f"lcnet stopped because of a fault of its own, not the opponent's ({text}). "
+            f"Nothing more was signed; the match is saved up to its last good frame{where}"
+            + (f" and `lcnet resume {replay}` continues it" if replay is not None else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -222,7 +237,12 @@ class NetPeer:
     async def play(self, turn: Turn) -> None:
         if not self._session.awaiting_decision:
             raise LocalProtocolError("it is not your move")
-        self._commit(self._session.play(turn))
+        try:
+            step = self._session.play(turn)
+        except SessionFailed as exc:
+            self._fail(LocalFailure.of(exc, self.replay_path))
+            raise
+        self._commit(step)
 
     async def resign(self) -> None:
         if self._session.is_over:
@@ -291,9 +311,12 @@ class NetPeer:
                 self._handle(ident, raw)
             except UserError as exc:  # a refused host (the joiner's only peer): stop
                 self._fail(exc)
-            except Exception as exc:  # one message, whatever it holds, never stops the peer
-                self.dropped += 1
-                self._notice(f"ignored a message that could not be handled ({exc})")
+            except Exception as exc:
+                # Whatever the peer sends is refused without an exception; one that
+                # escapes is a fault of this program. Fail closed: stop, sign
+                # nothing more, keep the file as the last good state.
+                self._fail(LocalFailure.of(exc, self.replay_path))
+                return
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
         session = self._session

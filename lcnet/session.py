@@ -22,8 +22,9 @@ verify are dropped and counted; they never change anything.
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
@@ -143,6 +144,15 @@ class Violation(RemoteProtocolError):
         self.seq = seq
         self.reason = reason
         super().__init__(reason, author=str(seat))
+
+
+class SessionFailed(LocalProtocolError):
+    """This program failed while handling a frame: a bug of lcnet, not the peer's doing.
+
+    The session is then stopped for good (fail closed, as h11's ERROR state):
+    it signed nothing for the failing step and its transcript is what it was
+    before, so the replay file holds the last good state and can be resumed.
+    """
 
 
 @dataclass(frozen=True)
@@ -332,6 +342,8 @@ class Session:
         self.sealed = False
         self.dispute: DisputeInfo | None = None
         self.dropped = 0
+        self.failure: str | None = None
+        """Why this program failed (see :class:`SessionFailed`); the session then refuses all."""
         self._restoring = False
         if seat is not None:
             assert signing_key is not None
@@ -467,9 +479,11 @@ class Session:
 
     def start(self) -> Step:
         """The joiner's opening frame (the host starts by receiving it)."""
+        self._require_working()
         step = Step()
         if self.seat is Seat.JOINER and not self.chain:
-            self._auto(step)
+            with self._failing_closed("building the opening frame"):
+                self._auto(step)
         return step
 
     def play(self, turn: Turn) -> Step:
@@ -481,16 +495,19 @@ class Session:
         # illegal one is illegal (IllegalMoveError).
         self.round.table.copy().push_turn(turn, int(self.seat))  # type: ignore[arg-type]
         step = Step()
-        self._emit(self._build_move(turn), step)
-        self._auto(step)
+        with self._failing_closed("building this player's move"):
+            self._emit(self._build_move(turn), step)
+            self._auto(step)
         return step
 
     def resign(self) -> Step:
         """Give up the match (allowed when this peer may speak)."""
+        self._require_working()
         if self.phase is Phase.OVER or self.speaker is not self.seat:
             raise LocalProtocolError("a resignation is sent when this peer may speak")
         step = Step()
-        self._emit(wire.Resign(), step)
+        with self._failing_closed("building a resignation"):
+            self._emit(wire.Resign(), step)
         return step
 
     def control(self, message: wire.Message) -> wire.Frame:
@@ -503,6 +520,7 @@ class Session:
 
     def receive(self, raw: bytes) -> Step:
         """Take one frame from the peer: check it, apply it, answer it."""
+        self._require_working()
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
         except wire.MalformedFrame as exc:
@@ -510,7 +528,12 @@ class Session:
         return self.receive_frame(frame)
 
     def receive_frame(self, frame: wire.Frame) -> Step:
-        """Like :meth:`receive`, for a frame the caller has already decoded."""
+        """Like :meth:`receive`, for a frame the caller has already decoded.
+
+        Raises :class:`SessionFailed` if this program fails while handling it
+        (nothing is signed then, and the session refuses everything after).
+        """
+        self._require_working()
         step = Step()
         if frame.message.CONTROL:  # still useful after the end: the last syncs
             return self._receive_control(frame, step)
@@ -535,23 +558,51 @@ class Session:
             # its signer saw another history (a replayed or stale frame, or a fork
             # made by either side), not who is to blame: refuse it, prove nothing.
             return self._drop(step, off_chain)
-        self.chain.append(frame)
-        step.accepted = frame
-        try:
-            self._apply(frame, author, step)
-        except Violation as exc:
-            self._fail(exc, frame, step, in_chain=True)
-            return step
-        except deal.DeckProtocolError as exc:
-            seq = self._seq_of_deck_item(exc, frame)
-            self._fail(Violation(str(exc), seat=exc.seat, seq=seq), frame, step, in_chain=True)
-            return step
-        except ProtocolError as exc:
-            self._fail(Violation(str(exc), seat=author, seq=frame.seq), frame, step, in_chain=True)
-            return step
-        if self.seat is not None and not self.is_over and not self._restoring:
-            self._auto(step)
+        with self._failing_closed(f"handling frame {frame.seq}"):
+            self.chain.append(frame)
+            step.accepted = frame
+            try:
+                self._apply(frame, author, step)
+            except Violation as exc:
+                if not self._proven_against_peer(exc.seat):
+                    raise
+                self._fail(exc, frame, step, in_chain=True)
+                return step
+            except deal.DeckProtocolError as exc:
+                if not self._proven_against_peer(exc.seat):
+                    raise
+                seq = self._seq_of_deck_item(exc, frame)
+                violation = Violation(str(exc), seat=exc.seat, seq=seq)
+                self._fail(violation, frame, step, in_chain=True)
+                return step
+            if self.seat is not None and not self.is_over and not self._restoring:
+                self._auto(step)
         return step
+
+    def _proven_against_peer(self, offender: Seat) -> bool:
+        """Whether a fault found is the other player's (an observer judges both)."""
+        return self.seat is None or offender is not self.seat
+
+    def _require_working(self) -> None:
+        if self.failure is not None:
+            raise SessionFailed(f"this session stopped after a fault of its own: {self.failure}")
+
+    @contextlib.contextmanager
+    def _failing_closed(self, doing: str) -> Iterator[None]:
+        """Any error in the block that is not a proven fault of the peer is this
+        program's: undo the block's frames, stop for good, sign nothing."""
+        mark = len(self.chain)
+        try:
+            yield
+        except Exception as exc:
+            del self.chain[mark:]
+            # The phase stays: the match is not over, only this program stopped
+            # (its replay file, which never saw this step, resumes it).
+            self.failure = f"{doing}: {type(exc).__name__}: {exc}"
+            raise SessionFailed(
+                f"lcnet failed while {self.failure} — a fault of this program, not of the "
+                "opponent; nothing was signed for it"
+            ) from exc
 
     def _drop(self, step: Step, reason: str) -> Step:
         """Refuse a frame: count it, say why, change nothing else."""

@@ -6,14 +6,20 @@ accepted out of turn, a bug of this program blamed on the peer.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
+from typing import Any
 
 import pytest
+import zmq.asyncio
 
-from lcnet import audit, wire
-from lcnet.group import GROUP_ORDER
+from lcnet import audit, deal, wire
+from lcnet.group import GROUP_ORDER, GroupError
+from lcnet.net import LocalFailure
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Session, SessionFailed
 from tests.cheaters import Cheater, Table, Tamper
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -190,3 +196,80 @@ def test_a_dispute_for_a_position_the_peer_already_signed_is_equivocation(
     assert verdict.kind is audit.VerdictKind.INVALID, verdict.summary
     assert verdict.bad is not None and verdict.bad.signer is not None
     assert verdict.bad.signer.seat is JOINER and verdict.bad.seq == move.seq
+
+
+def _next_is_a_draw_key(table: Table) -> bool:
+    frame = wire.decode_frame(table.queue[0][1])
+    return isinstance(frame.message, wire.Ack) and frame.message.key is not None
+
+
+def test_a_fault_of_this_program_is_never_blamed_on_the_peer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = Table(tmp_path, seed=33)
+    table.run(until=_next_is_a_draw_key)
+    to, raw = table.queue.popleft()
+    drawer = table.sessions[to]
+    frames_before, phase_before = drawer.next_seq, drawer.phase
+
+    def broken(*args: object) -> None:
+        raise GroupError("injected: a group operation failed")
+
+    monkeypatch.setattr(deal.RoundDeal, "open_draw", broken)
+    with pytest.raises(SessionFailed, match="not of the opponent"):
+        drawer.receive(raw)
+    # Nothing signed, nobody accused, the transcript as it was: fail closed.
+    assert drawer.dispute is None
+    assert drawer.next_seq == frames_before and drawer.phase is phase_before
+    assert not drawer.is_over and drawer.failure is not None
+    monkeypatch.undo()
+    with pytest.raises(SessionFailed):  # and it stays stopped
+        drawer.receive(raw)
+    table.close()
+    verdict = audit.audit_file(table.paths[to])
+    assert verdict.kind is audit.VerdictKind.INCOMPLETE, verdict.summary
+    assert verdict.frames == frames_before
+
+
+def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.netutil import DEADLINE, local_host, local_joiner
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=41)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=42)
+        original = Session._on_move
+
+        def faulty(self: Session, *args: Any) -> Any:
+            theirs = args[1] is not self.seat
+            if self is host.session and theirs and self.round and len(self.round.turns) >= 4:
+                raise GroupError("injected: a group operation failed")
+            return original(self, *args)
+
+        monkeypatch.setattr(Session, "_on_move", faulty)
+        host.peer.start()
+        joiner.peer.start()
+        joiner_task = asyncio.ensure_future(joiner.play())
+        try:
+            async with asyncio.timeout(DEADLINE):
+                await host.play()
+        finally:
+            joiner_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await joiner_task
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        failure = host.peer.failure
+        assert isinstance(failure, LocalFailure) and failure.exit_code != 0
+        assert "fault of its own, not the opponent's" in str(failure)
+        assert host.session.dispute is None and not host.session.is_over
+        assert joiner.session.dispute is None
+        on_disk = read_replay(host.path).frames
+        assert on_disk == [f.raw for f in host.session.chain]
+        verdict = audit.audit_file(host.path)
+        assert verdict.kind is audit.VerdictKind.INCOMPLETE, verdict.summary
+
+    asyncio.run(main())
