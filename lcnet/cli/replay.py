@@ -69,6 +69,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     contents = read_replay(args.file)
     record = replay.load_contents(contents)
+    if contents.damage:
+        print(
+            f"lcnet replay: {args.file} is {contents.describe_damage()}. Only the intact "
+            f"part before the damage is shown ({len(contents.frames)} frames). The other "
+            f"player's file can repair it: lcnet audit {args.file} OTHER-FILE",
+            file=sys.stderr,
+        )
     perspective = Perspective(args.seat) if args.seat else default_perspective(contents)
     if args.text or not (sys.stdout.isatty() and sys.stdin.isatty()):
         return print_text(record, perspective)
