@@ -30,6 +30,10 @@ round); an unfinished round stays hidden, as it was at the table.
 
 With --text, or when the output is not a terminal, the same steps are
 printed as plain text, one block per turn, for pipes and scripts.
+
+A damaged file (bad bytes in its middle, with intact records after them) is
+said to be so, with where the damage is; the steps before the damage are
+shown. 'lcnet audit FILE OTHER-FILE' repairs it from the other player's file.
 """
 
 EPILOG = """\
