@@ -8,7 +8,11 @@ commitments, passes, keys, reveals and the result. The verdict is one of:
 * **valid**: the match is complete and sealed by both players' results;
 * **incomplete**: everything so far is valid; someone owes the next frame
   (or the file is torn after some frame);
-* **invalid**: the first bad frame, who signed it, what is wrong with it.
+* **invalid**: the first bad frame, who signed it, what is wrong with it;
+* **damaged**: bad bytes in the middle of the file, with intact records
+  after them (not a torn tail: a crash only tears the end). The verdict of
+  the intact prefix is given for information. With the other player's file,
+  :func:`repair` fills the gap from it and the merged transcript is judged.
 
 Evidence records (frames the peer signed that were not accepted into the
 chain) are checked too: a second frame signed by the same player for the
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcnet import identity, wire
-from lcnet.replaylog import ReplayContents, TornTail, read_replay
+from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
 from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session, Step
 
@@ -33,10 +37,26 @@ class VerdictKind(enum.Enum):
     VALID = "valid"
     INCOMPLETE = "incomplete"
     INVALID = "invalid"
+    DAMAGED = "damaged"
 
 
-EXIT_CODES = {VerdictKind.VALID: 0, VerdictKind.INVALID: 1, VerdictKind.INCOMPLETE: 3}
-"""``lcnet audit`` exit codes; 2 is an unreadable file or bad usage."""
+EXIT_CODES = {
+    VerdictKind.VALID: 0,
+    VerdictKind.INVALID: 1,
+    VerdictKind.DAMAGED: 2,
+    VerdictKind.INCOMPLETE: 3,
+}
+"""``lcnet audit`` exit codes; 2 is also an unreadable file or bad usage."""
+
+SEVERITY = (1, 2, 3, 0)
+"""Exit codes from the strongest: a proof of a fault (1) stands whatever else is
+wrong; then a file that cannot be judged whole (2: damaged, unreadable, or two
+files of different matches); then incomplete (3); then valid (0)."""
+
+
+def combined_exit_code(codes: Sequence[int]) -> int:
+    """The exit code of several verdicts, by :data:`SEVERITY`."""
+    return min(codes, key=SEVERITY.index, default=0)
 
 
 @dataclass(frozen=True)
@@ -78,6 +98,13 @@ class Verdict:
     bad: BadFrame | None = None
     torn: TornTail | None = None
     dispute: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """Facts about the file that do not change the verdict (trailing bytes,
+    skipped records, damage next to a proof of a fault, a repair)."""
+    damage: list[Damage] = field(default_factory=list)
+    prefix: Verdict | None = None
+    """For a damaged file: the verdict on its intact prefix, for information."""
+    repaired: Repair | None = None
 
     @property
     def exit_code(self) -> int:
@@ -102,7 +129,34 @@ class Verdict:
         if self.owed is not None:
             out["owed"] = self.owed
         if self.torn is not None:
-            out["torn"] = {"valid_bytes": self.torn.offset, "reason": self.torn.reason}
+            out["torn"] = {
+                "valid_bytes": self.torn.offset,
+                "trailing_bytes": self.torn.trailing,
+                "reason": self.torn.reason,
+            }
+        if self.damage:
+            out["damage"] = [
+                {
+                    "offset": d.offset,
+                    "resumes_at": d.resumes_at,
+                    "reason": d.reason,
+                    "records_after": d.records_after,
+                    "frames_after": len(d.frames_after),
+                    "first_position_after": _position(d.frames_after[0])
+                    if d.frames_after
+                    else None,
+                }
+                for d in self.damage
+            ]
+        if self.prefix is not None:
+            out["intact_prefix"] = self.prefix.to_json()
+        if self.repaired is not None:
+            out["repaired"] = {
+                "from": self.repaired.source,
+                "positions": self.repaired.filled,
+            }
+        if self.notes:
+            out["notes"] = list(self.notes)
         if self.dispute is not None:
             out["dispute"] = self.dispute
         if self.bad is not None:
@@ -248,8 +302,14 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
                 f"VALID: {count} frames, sealed by both players; totals "
                 f"{outcome.totals[0]}:{outcome.totals[1]}, {result}"
             )
-        if torn is None:
-            return verdict
+        if torn is not None:
+            # Bytes after the end change nothing: no frame can follow it.
+            end = "the sealed match" if observer.sealed else "the end of the match"
+            verdict.notes.append(
+                f"the file has {torn.trailing} trailing bytes after {end} ({torn.reason}); "
+                "they are ignored"
+            )
+        return verdict
     verdict.kind = VerdictKind.INCOMPLETE
     verdict.owed = observer.owed()
     where = f"after frame {count - 1}" if count else "before any frame"
@@ -354,7 +414,253 @@ def _judge_crossed_dispute(
 
 
 def audit_contents(contents: ReplayContents) -> Verdict:
-    return audit_frames(contents.frames, contents.evidence, contents.torn)
+    """The verdict on one file: its transcript's, or DAMAGED (see :func:`file_verdict`)."""
+    torn = None if contents.damage else contents.torn
+    return file_verdict(contents, audit_frames(contents.frames, all_evidence(contents), torn))
+
+
+def all_evidence(contents: ReplayContents) -> list[bytes]:
+    """Every evidence record of the file, before and after any damage."""
+    return contents.evidence + [e for d in contents.damage for e in d.evidence_after]
+
+
+def file_verdict(contents: ReplayContents, prefix: Verdict) -> Verdict:
+    """The verdict on a whole file, given the verdict on its intact prefix.
+
+    An undamaged file's verdict is its transcript's. A damaged file is
+    DAMAGED, with the prefix's verdict for information only, unless the
+    prefix already proves a fault: that proof stands, whatever the damage hid.
+    Records of an unknown kind are mentioned in a note and change nothing.
+    """
+    notes = _unknown_notes(contents)
+    if not contents.damage:
+        prefix.notes.extend(notes)
+        return prefix
+    if prefix.kind is VerdictKind.INVALID:
+        prefix.damage = list(contents.damage)
+        prefix.notes.append(f"the file is also {contents.describe_damage()}")
+        prefix.notes.extend(notes)
+        return prefix
+    verdict = Verdict(
+        kind=VerdictKind.DAMAGED,
+        frames=prefix.frames,
+        summary=(
+            f"DAMAGED: the file is {contents.describe_damage()}{_positions_after(contents)}; "
+            f"the intact part before the damage shows (for information only): {prefix.summary}"
+        ),
+        names=prefix.names,
+        fingerprints=prefix.fingerprints,
+        options=prefix.options,
+        round_scores=prefix.round_scores,
+        totals=prefix.totals,
+        owed=None,
+        torn=contents.torn,
+        notes=notes,
+        damage=list(contents.damage),
+        prefix=prefix,
+    )
+    return verdict
+
+
+def _unknown_notes(contents: ReplayContents) -> list[str]:
+    if not contents.unknown:
+        return []
+    kinds = sorted({u.kind for u in contents.unknown})
+    return [
+        f"the file holds {len(contents.unknown)} intact record(s) of a kind this lcnet does "
+        f"not know (kind {', '.join(map(str, kinds))}, first at byte "
+        f"{contents.unknown[0].offset}), perhaps from a later version; skipped, since only "
+        "frame and evidence records are judged"
+    ]
+
+
+def _position(raw: bytes) -> int | None:
+    """The position (``seq``) a frame claims, if it can be decoded."""
+    try:
+        return wire.decode_frame(raw, allow_unknown_fields=True).seq
+    except wire.MalformedFrame:
+        return None
+
+
+def _positions_after(contents: ReplayContents) -> str:
+    runs = []
+    for d in contents.damage:
+        first = _position(d.frames_after[0]) if d.frames_after else None
+        if first is not None:
+            runs.append(f"{first}-{first + len(d.frames_after) - 1}")
+    if not runs:
+        return ""
+    return f"; the frames after it claim positions {', '.join(runs)}"
+
+
+# ------------------------------------------------------------- repair
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A damaged file's transcript with its gaps filled from the other player's file."""
+
+    source: str
+    """The other file (as named on the command line)."""
+    filled: list[int]
+    """Positions whose frame was taken from ``source``."""
+    contents: ReplayContents | None
+    """The repaired file (no damage left), or ``None`` if it cannot be repaired."""
+    problem: str | None = None
+    """Why it cannot be repaired."""
+
+
+def _placed_runs(contents: ReplayContents) -> list[tuple[Damage, int | None]]:
+    """Each damage with the position its following frames start at (``None``: no
+    frames follow it, or they do not carry consecutive positions)."""
+    out: list[tuple[Damage, int | None]] = []
+    for d in contents.damage:
+        start = _position(d.frames_after[0]) if d.frames_after else None
+        if start is not None and any(
+            _position(raw) != start + i for i, raw in enumerate(d.frames_after)
+        ):
+            start = None
+        out.append((d, start))
+    return out
+
+
+def known_frames(contents: ReplayContents) -> dict[int, bytes]:
+    """Every frame of a file that can be placed: the intact prefix by its index,
+    and the frames after each damage by the positions they carry."""
+    known = dict(enumerate(contents.frames))
+    for d, start in _placed_runs(contents):
+        if start is not None:
+            for i, raw in enumerate(d.frames_after):
+                known.setdefault(start + i, raw)
+    return known
+
+
+def repair(damaged: ReplayContents, other: ReplayContents, source: str) -> Repair:
+    """Fill each gap the damage left in ``damaged``'s transcript from ``other``.
+
+    The two players' files hold the same frames at the same positions (up to
+    where one stopped), and each frame carries its position, so a missing
+    position is taken from the other file. If no frame follows the last
+    damage, how many it hid is unknown: every frame the other file holds from
+    there on is taken, and there must be at least one. The repair fails if the
+    other file lacks a missing position (it is damaged there too, or shorter),
+    if it is of another match, or if the frames after a damage cannot be placed.
+    """
+    theirs = known_frames(other)
+    ours = known_frames(damaged)
+    shared = sorted(set(theirs) & set(ours))
+    if not shared or theirs[shared[0]] != ours[shared[0]]:
+        return Repair(source, [], None, f"{source} is not of the same match")
+    merged = list(damaged.frames)
+    filled: list[int] = []
+
+    def fill(upto: int | None) -> bool:
+        """Take the other file's frames up to position ``upto`` (or all it has)."""
+        took = False
+        while (upto is None or len(merged) < upto) and len(merged) in theirs:
+            filled.append(len(merged))
+            merged.append(theirs[len(merged)])
+            took = True
+        return took if upto is None else len(merged) == upto
+
+    runs = _placed_runs(damaged)
+    for d, start in runs:
+        if d.frames_after and start is None:
+            return Repair(
+                source,
+                [],
+                None,
+                f"the frames after the damage at byte {d.offset} do not carry consecutive "
+                "positions, so they cannot be placed",
+            )
+        if start is None:
+            continue  # no frame after this damage: the next one (or the end) decides
+        if start < len(merged):
+            return Repair(
+                source,
+                [],
+                None,
+                f"the frames after the damage at byte {d.offset} claim positions from "
+                f"{start}, which come before it",
+            )
+        if not fill(start):
+            return Repair(
+                source,
+                [],
+                None,
+                f"{source} holds no frame at position {len(merged)} (it is damaged there too "
+                "or stops before it), so it cannot fill the gap",
+            )
+        merged.extend(d.frames_after)
+    tail_open = runs[-1][1] is None
+    if tail_open and not fill(None):
+        return Repair(
+            source,
+            [],
+            None,
+            f"no frame follows the damage at byte {runs[-1][0].offset}, so how many frames "
+            f"it hid is unknown, and {source} holds no frame after position {len(merged) - 1}",
+        )
+    repaired = ReplayContents(
+        header=damaged.header,
+        frames=merged,
+        notes=damaged.notes,
+        evidence=all_evidence(damaged),
+        torn=None if tail_open else damaged.torn,
+        valid_bytes=damaged.valid_bytes,
+        unknown=damaged.unknown,
+    )
+    return Repair(source, filled, repaired)
+
+
+def audit_pair(
+    first: ReplayContents, second: ReplayContents, names: tuple[str, str]
+) -> tuple[list[Verdict], Comparison]:
+    """Audit both players' files of one match: each damaged file is repaired
+    from the other if it can be, and the two (repaired) transcripts compared."""
+    pair = (first, second)
+    used: list[ReplayContents] = []
+    verdicts: list[Verdict] = []
+    for index, contents in enumerate(pair):
+        if not contents.damage:
+            used.append(contents)
+            verdicts.append(audit_contents(contents))
+            continue
+        fix = repair(contents, pair[1 - index], names[1 - index])
+        if fix.contents is None:
+            verdict = audit_contents(contents)
+            verdict.notes.append(f"it cannot be repaired from {fix.source}: {fix.problem}")
+            used.append(contents)
+        else:
+            used.append(fix.contents)
+            verdict = audit_contents(fix.contents)
+            verdict.repaired = fix
+            verdict.damage = list(contents.damage)
+            taken = _ranges(fix.filled) or "none"
+            verdict.summary += f" [repaired from {fix.source}]"
+            verdict.notes.append(
+                f"this file is {contents.describe_damage()}; it was repaired from {fix.source}, "
+                f"which gave the frame(s) at position(s) {taken}"
+                + (
+                    ""
+                    if fix.filled
+                    else " (the damaged bytes held no frame; a lost note or evidence record "
+                    "cannot be recovered from the other file)"
+                )
+            )
+        verdicts.append(verdict)
+    return verdicts, compare(used[0], used[1])
+
+
+def _ranges(positions: Sequence[int]) -> str:
+    """``[3, 4, 5, 9]`` as ``3-5, 9``."""
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def audit_file(path: str | Path) -> Verdict:

@@ -142,7 +142,15 @@ class _Collector:
 
 
 def load_contents(contents: ReplayContents) -> MatchRecord:
-    return load(contents.frames, contents.evidence, contents.torn)
+    """The positions of a file's intact prefix, with the file's verdict.
+
+    A damaged file (bad bytes with intact records after them) shows the
+    positions before the damage, and its verdict is DAMAGED, not a torn tail.
+    """
+    torn = None if contents.damage else contents.torn
+    record = load(contents.frames, audit.all_evidence(contents), torn)
+    record.verdict = audit.file_verdict(contents, record.verdict)
+    return record
 
 
 def _full_positions(

@@ -20,6 +20,13 @@ Every record is written with one ``write``, then flushed and fsynced,
 only tear the last record; the reader keeps the valid prefix and says where
 it stopped, and :meth:`ReplayWriter.reopen` truncates the torn bytes.
 
+A bad record with an intact record somewhere after it is not a torn tail but
+*damage* (a flipped bit on a disk, a bad copy): the reader finds the next
+intact record by scanning forward, keeps what follows (``damage``), and
+``reopen`` refuses such a file rather than truncate the intact records.
+A record whose checksum holds but whose kind this reader does not know is
+skipped and listed in ``unknown`` (a later minor version may add kinds).
+
 The master secret a peer needs to resume lives in a private side file
 (``<replay>.secret``, mode 0600), never in the replay file; it is deleted
 once the match is over.
@@ -137,16 +144,55 @@ class ReplayHeader:
 
 @dataclass(frozen=True)
 class TornTail:
-    """Where reading stopped early, and why."""
+    """Where reading stopped early, and why: a bad or incomplete record with
+    no intact record after it (what a crash while writing leaves)."""
 
     offset: int
-    """Bytes of the file that were valid."""
+    """Where the torn bytes start (the file is whole up to here)."""
     reason: str
+    trailing: int = 0
+    """How many bytes follow ``offset`` (the torn bytes)."""
+
+
+@dataclass
+class Damage:
+    """Bad bytes in the middle of a file: at least one intact record follows them.
+
+    A crash cannot leave this (it only tears the last record): a byte was
+    changed on disk or in a copy. What follows the damage is kept.
+    """
+
+    offset: int
+    """Where the bad record starts."""
+    resumes_at: int
+    """Where the next intact record starts (the bad bytes are ``offset`` … ``resumes_at - 1``)."""
+    reason: str
+    records_after: int = 0
+    """Intact records from ``resumes_at`` up to the next damage (or the end)."""
+    frames_after: list[bytes] = field(default_factory=list)
+    """The FRAME records among them, in file order."""
+    evidence_after: list[bytes] = field(default_factory=list)
+    notes_after: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UnknownRecord:
+    """An intact record of a kind this reader does not know (skipped)."""
+
+    offset: int
+    kind: int
+    size: int
+    """Bytes of kind and payload."""
 
 
 @dataclass
 class ReplayContents:
-    """Everything a replay file holds, in order."""
+    """Everything a replay file holds, in order.
+
+    ``frames``, ``notes`` and ``evidence`` are the *intact prefix*: what comes
+    before the first damage (or the torn tail). What follows a damage is in
+    that :class:`Damage`.
+    """
 
     header: ReplayHeader
     frames: list[bytes] = field(default_factory=list)
@@ -155,6 +201,25 @@ class ReplayContents:
     evidence: list[bytes] = field(default_factory=list)
     torn: TornTail | None = None
     valid_bytes: int = 0
+    """Where the intact prefix ends (where the first damage or the torn tail starts)."""
+    damage: list[Damage] = field(default_factory=list)
+    unknown: list[UnknownRecord] = field(default_factory=list)
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.damage)
+
+    def describe_damage(self) -> str:
+        """One line: where the damage is and how much intact data follows it."""
+        first = self.damage[0]
+        after = sum(d.records_after for d in self.damage)
+        frames = sum(len(d.frames_after) for d in self.damage)
+        more = f" (and {len(self.damage) - 1} more damaged places)" if len(self.damage) > 1 else ""
+        return (
+            f"damaged at bytes {first.offset}-{first.resumes_at - 1} ({first.reason}){more}, "
+            f"with {after} intact records after the damage ({frames} frames): not a torn "
+            "tail, which a crash leaves only at the end"
+        )
 
 
 def _record(kind: RecordKind, payload: bytes) -> bytes:
@@ -164,56 +229,114 @@ def _record(kind: RecordKind, payload: bytes) -> bytes:
     return len(body).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
 
 
+def _intact_at(data: bytes, offset: int) -> tuple[int, bytes] | str:
+    """The record at ``offset`` as (end, kind and payload), or why it is not intact."""
+    if len(data) - offset < 4:
+        return "a record length is cut off"
+    length = int.from_bytes(data[offset : offset + 4], "big")
+    end = offset + 4 + length + 4
+    if length < 1 or length > MAX_RECORD_BYTES:
+        return f"a record claims an impossible length ({length} bytes)"
+    if end > len(data):
+        return "the last record is cut off"
+    body = data[offset + 4 : offset + 4 + length]
+    if zlib.crc32(body) != int.from_bytes(data[end - 4 : end], "big"):
+        return "a record fails its checksum"
+    return end, body
+
+
+def _next_intact(data: bytes, bad: int) -> int | None:
+    """Where the first intact record after the bad record at ``bad`` starts.
+
+    Every later offset is tried, since the bad record's own length field may
+    be what is damaged: a candidate needs a possible length that fits in the
+    file and a CRC-32 that holds over its kind and payload. Bytes that are
+    not a record pass that test by chance with a probability of about 2**-32
+    per candidate, which is negligible.
+    """
+    for candidate in range(bad + 1, len(data) - RECORD_OVERHEAD + 1):
+        length = int.from_bytes(data[candidate : candidate + 4], "big")
+        fits = 1 <= length <= MAX_RECORD_BYTES and candidate + length + 8 <= len(data)
+        if fits and not isinstance(_intact_at(data, candidate), str):
+            return candidate
+    return None
+
+
 def parse_replay(data: bytes) -> ReplayContents:
-    """Parse replay-file bytes, keeping the valid prefix of a torn or damaged file."""
+    """Parse replay-file bytes.
+
+    The intact prefix goes in ``frames``/``notes``/``evidence``. A bad record
+    with no intact record after it is a torn tail (``torn``); one with an
+    intact record after it is damage (``damage``), and reading goes on from
+    that intact record. Intact records of an unknown kind are skipped
+    (``unknown``).
+    """
     if not data.startswith(MAGIC):
         if MAGIC.startswith(data):
             raise ReplayFileError("the replay file is empty or cut off before its header")
         raise ReplayFileError("not an lcnet replay file (bad magic bytes)")
     offset = len(MAGIC)
-    records: list[tuple[RecordKind, bytes]] = []
+    prefix_end: int | None = None
+    damage: list[Damage] = []
+    unknown: list[UnknownRecord] = []
     torn: TornTail | None = None
+    records: list[tuple[int, bytes]] = []  # (kind, payload) of the intact prefix
     while offset < len(data):
-        reason = None
-        if len(data) - offset < 4:
-            reason = "a record length is cut off"
+        found = _intact_at(data, offset)
+        if isinstance(found, str):
+            reason, resume = found, _next_intact(data, offset)
         else:
-            length = int.from_bytes(data[offset : offset + 4], "big")
-            end = offset + 4 + length + 4
-            if length < 1 or length > MAX_RECORD_BYTES:
-                reason = f"a record claims an impossible length ({length} bytes)"
-            elif end > len(data):
-                reason = "the last record is cut off"
+            end, body = found
+            if body[0] == RecordKind.HEADER and (records or damage):
+                reason, resume = "a second header record", end
             else:
-                body = data[offset + 4 : offset + 4 + length]
-                crc = int.from_bytes(data[end - 4 : end], "big")
-                if zlib.crc32(body) != crc:
-                    reason = "a record fails its checksum"
-                elif body[0] not in _KIND_VALUES:
-                    reason = f"a record has an unknown kind ({body[0]})"
-                else:
-                    records.append((RecordKind(body[0]), body[1:]))
-                    offset = end
-                    continue
-        torn = TornTail(offset, reason)
-        break
-    if not records or records[0][0] is not RecordKind.HEADER:
+                if body[0] not in _KIND_VALUES:
+                    unknown.append(UnknownRecord(offset, body[0], len(body)))
+                if damage:
+                    _keep_after(damage[-1], body[0], body[1:])
+                elif body[0] in _KIND_VALUES:
+                    records.append((body[0], body[1:]))
+                offset = end
+                continue
+        if prefix_end is None:
+            prefix_end = offset
+        if resume is None:  # nothing intact after it: what a crash leaves
+            torn = TornTail(offset, reason, len(data) - offset)
+            break
+        damage.append(Damage(offset, resume, reason))
+        offset = resume
+    if not records and damage and damage[0].offset == len(MAGIC):
+        raise ReplayFileError(
+            f"the replay file's header record is damaged ({damage[0].reason}); "
+            f"{sum(d.records_after for d in damage)} intact records follow it"
+        )
+    if not records or records[0][0] != RecordKind.HEADER:
         raise ReplayFileError("the replay file has no header record")
-    contents = ReplayContents(header=ReplayHeader.from_payload(records[0][1]), torn=torn)
+    header = ReplayHeader.from_payload(records[0][1])
+    contents = ReplayContents(header=header, torn=torn, damage=damage, unknown=unknown)
     for kind, payload in records[1:]:
-        if kind is RecordKind.FRAME:
+        if kind == RecordKind.FRAME:
             contents.frames.append(payload)
-        elif kind is RecordKind.EVIDENCE:
+        elif kind == RecordKind.EVIDENCE:
             contents.evidence.append(payload)
-        elif kind is RecordKind.NOTE:
+        elif kind == RecordKind.NOTE:
             note = _decode_note(payload)
             if note is not None:
                 contents.notes.append((len(contents.frames), note))
-        else:  # a second header
-            contents.torn = TornTail(offset, "a second header record")
-            break
-    contents.valid_bytes = offset
+    contents.valid_bytes = offset if prefix_end is None else prefix_end
     return contents
+
+
+def _keep_after(damage: Damage, kind: int, payload: bytes) -> None:
+    damage.records_after += 1
+    if kind == RecordKind.FRAME:
+        damage.frames_after.append(payload)
+    elif kind == RecordKind.EVIDENCE:
+        damage.evidence_after.append(payload)
+    elif kind == RecordKind.NOTE:
+        note = _decode_note(payload)
+        if note is not None:
+            damage.notes_after.append(note)
 
 
 def _decode_note(payload: bytes) -> dict[str, Any] | None:
@@ -235,6 +358,17 @@ def read_replay(path: str | os.PathLike[str]) -> ReplayContents:
     except PermissionError:
         raise ReplayFileError(f"no permission to read {path}") from None
     return parse_replay(data)
+
+
+def refuse_damaged(path: str | os.PathLike[str], contents: ReplayContents) -> None:
+    """Raise if ``contents`` is damaged (not merely torn): it must not be continued."""
+    if not contents.damage:
+        return
+    raise ReplayFileError(
+        f"{path} is {contents.describe_damage()}. Resuming would cut the file at byte "
+        f"{contents.damage[0].offset} and lose them, so it is left untouched. The other "
+        f"player's file of this match can repair it: lcnet audit {path} OTHER-FILE"
+    )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -286,14 +420,23 @@ class ReplayWriter:
 
     @classmethod
     def reopen(cls, path: str | os.PathLike[str]) -> tuple[ReplayWriter, ReplayContents]:
-        """Open an existing file to continue it, truncating a torn tail first."""
+        """Open an existing file to continue it, truncating a torn tail first.
+
+        A damaged file (bad bytes with intact records after them) is refused
+        and left untouched: truncating it would destroy those records.
+        """
         p = Path(path)
         try:
             fd = os.open(p, os.O_WRONLY | os.O_APPEND)
         except FileNotFoundError:
             raise ReplayFileError(f"no such replay file: {p}") from None
         writer = cls(p, fd)  # locked from here on: nobody else appends meanwhile
-        contents = read_replay(p)
+        try:
+            contents = read_replay(p)
+            refuse_damaged(p, contents)
+        except ReplayFileError:
+            writer.close()
+            raise
         if contents.torn is not None:
             os.ftruncate(fd, contents.valid_bytes)
             os.fsync(fd)

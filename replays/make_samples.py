@@ -11,6 +11,11 @@
 * ``sample-cheated-host.lcnet``: the honest host's file of a match in which
   the joiner (a modified client) played a card onto its expedition below
   its last one; *invalid*, naming the frame, the joiner and its key.
+* ``sample-damaged-host.lcnet``: a copy of ``sample-complete-host.lcnet``
+  with the byte in the middle of the file flipped, as a bad disk or copy
+  would; *damaged* alone (not a torn tail: intact records follow), and
+  *valid* with its intact twin ``sample-complete-joiner.lcnet``, which
+  repairs it.
 
 Everything goes through the real protocol (two sessions, the masked deck,
 signatures), with keys and secrets from fixed seeds.
@@ -149,6 +154,11 @@ def main() -> None:
     assert cut, "round 2 reaches 20 turns"
     frames = [f.raw for f in joiner.chain[:cut]]
     write_replay(out / "sample-incomplete-joiner.lcnet", header(Seat.JOINER), frames)
+
+    # The complete host file with one byte in its middle flipped (docs/PROTOCOL.md §7.2).
+    damaged = bytearray((out / "sample-complete-host.lcnet").read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    (out / "sample-damaged-host.lcnet").write_bytes(bytes(damaged))
 
     cheated = cheated_match(seed=7)
     host = cheated[Seat.HOST].session

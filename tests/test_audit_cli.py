@@ -99,3 +99,28 @@ def test_proof_of_a_fault_outranks_a_mismatched_pair(capsys: pytest.CaptureFixtu
     )
     out = capsys.readouterr().out
     assert code == 1 and "INVALID" in out and "not of the same match" in out
+
+
+def test_the_damaged_sample_alone_and_with_its_twin(capsys: pytest.CaptureFixture[str]) -> None:
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    damaged = str(samples / "sample-damaged-host.lcnet")
+    twin = str(samples / "sample-complete-joiner.lcnet")
+    assert main(["audit", damaged]) == 2
+    out = capsys.readouterr().out
+    assert "DAMAGED: the file is damaged at bytes 51097-51303" in out
+    assert "200 intact records after the damage" in out and "torn after" not in out
+    assert main(["audit", damaged, twin]) == 0
+    out = capsys.readouterr().out
+    assert "VALID: 363 frames, sealed by both players; totals 201:117, Ada wins " in out
+    assert f"[repaired from {twin}]" in out and "the files hold the same 363 frames" in out
+
+
+def test_the_help_lists_the_damaged_verdict_and_the_precedence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "damaged bad bytes in the middle of the file" in text
+    assert "2 damaged, unreadable file" in text
+    assert "1 (a proof of a fault stands whatever else is wrong), then 2" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import zlib
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ from lcnet.replaylog import (
     ReplayFileError,
     ReplayHeader,
     ReplayWriter,
+    UnknownRecord,
     delete_secret,
+    in_use,
+    parse_replay,
     read_replay,
     read_secret,
     secret_path,
@@ -77,15 +81,122 @@ def test_reopening_truncates_the_torn_bytes_and_appends_after_them(tmp_path: Pat
     assert again.frames == [b"one", b"again"] and again.torn is None
 
 
-def test_a_flipped_byte_stops_reading_at_that_record(tmp_path: Path) -> None:
+def record_starts(data: bytes) -> list[int]:
+    """Where each record of an intact file starts."""
+    starts, offset = [], len(MAGIC)
+    while offset < len(data):
+        starts.append(offset)
+        offset += 4 + int.from_bytes(data[offset : offset + 4], "big") + 4
+    return starts
+
+
+def test_a_flipped_byte_with_intact_records_after_it_is_damage_not_a_torn_tail(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.lcnet"
+    make(path, [b"one", b"two", b"three"])
+    data = bytearray(path.read_bytes())
+    starts = record_starts(bytes(data))
+    data[data.index(b"two")] ^= 0xFF
+    path.write_bytes(bytes(data))
+    contents = read_replay(path)
+    assert contents.torn is None
+    assert contents.frames == [b"one"] and contents.valid_bytes == starts[3]
+    [damage] = contents.damage
+    assert damage.offset == starts[3] and damage.resumes_at == starts[4]
+    assert "checksum" in damage.reason
+    assert damage.records_after == 3  # two's note, three, three's note
+    assert damage.frames_after == [b"three"] and damage.notes_after == [{"received": 1.5}] * 2
+    assert "damaged at bytes" in contents.describe_damage()
+
+
+def test_every_single_byte_damage_in_a_middle_record_is_found_and_skipped(
+    tmp_path: Path,
+) -> None:
+    """Length field, kind, payload or checksum: the reader finds the next record."""
+    path = tmp_path / "m.lcnet"
+    with ReplayWriter.create(path, HEADER) as writer:
+        for frame in (b"one", b"two-two-two", b"three"):
+            writer.append_frame(frame)
+    clean = path.read_bytes()
+    starts = record_starts(clean)
+    for at in range(starts[2], starts[3]):
+        for mask in (0x01, 0x80, 0xFF):
+            data = bytearray(clean)
+            data[at] ^= mask
+            contents = parse_replay(bytes(data))
+            assert contents.torn is None, (at, mask)
+            assert contents.frames == [b"one"], (at, mask)
+            assert [(d.offset, d.resumes_at) for d in contents.damage] == [(starts[2], starts[3])]
+            assert contents.damage[0].frames_after == [b"three"]
+
+
+def test_a_damaged_length_field_is_resynchronised_by_scanning(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    make(path, [b"one", b"two", b"three"])
+    data = bytearray(path.read_bytes())
+    starts = record_starts(bytes(data))
+    for length in (0xFFFFFFFF, 0, 7, 60):  # impossible, or possible but wrong
+        data[starts[3] : starts[3] + 4] = length.to_bytes(4, "big")
+        contents = parse_replay(bytes(data))
+        assert contents.torn is None and contents.frames == [b"one"]
+        assert [(d.offset, d.resumes_at) for d in contents.damage] == [(starts[3], starts[4])]
+        assert contents.damage[0].frames_after == [b"three"]
+
+
+def test_a_bad_last_record_is_still_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    make(path, [b"one", b"two"])
+    data = bytearray(path.read_bytes())
+    data[-6] ^= 0xFF  # inside the last note's payload: nothing intact after it
+    path.write_bytes(bytes(data))
+    contents = read_replay(path)
+    assert contents.damage == [] and contents.torn is not None
+    assert contents.frames == [b"one", b"two"]
+    assert contents.torn.trailing == len(data) - contents.torn.offset
+
+
+def test_two_damaged_places_are_both_reported(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    with ReplayWriter.create(path, HEADER) as writer:
+        for frame in (b"zero", b"one", b"two", b"three", b"four"):
+            writer.append_frame(frame)
+    data = bytearray(path.read_bytes())
+    data[data.index(b"one")] ^= 1
+    data[data.index(b"three")] ^= 1
+    contents = parse_replay(bytes(data))
+    assert contents.frames == [b"zero"] and contents.torn is None
+    assert [d.frames_after for d in contents.damage] == [[b"two"], [b"four"]]
+
+
+def test_a_record_of_an_unknown_kind_is_skipped_and_listed(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    make(path, [b"one"])
+    body = bytes([42]) + b"from a later minor version"
+    unknown = len(body).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+    at = len(path.read_bytes())
+    with path.open("ab") as out:
+        out.write(unknown)
+    with ReplayWriter.reopen(path)[0] as writer:
+        writer.append_frame(b"two")
+    contents = read_replay(path)
+    assert contents.frames == [b"one", b"two"]
+    assert contents.torn is None and contents.damage == []
+    assert contents.unknown == [UnknownRecord(at, 42, len(body))]
+
+
+def test_reopening_a_damaged_file_is_refused_and_leaves_it_untouched(tmp_path: Path) -> None:
     path = tmp_path / "m.lcnet"
     make(path, [b"one", b"two", b"three"])
     data = bytearray(path.read_bytes())
     data[data.index(b"two")] ^= 0xFF
     path.write_bytes(bytes(data))
-    contents = read_replay(path)
-    assert contents.frames == [b"one"]
-    assert contents.torn is not None and "checksum" in contents.torn.reason
+    with pytest.raises(ReplayFileError, match="damaged at bytes") as info:
+        ReplayWriter.reopen(path)
+    assert "lcnet audit" in str(info.value) and "untouched" in str(info.value)
+    assert info.value.exit_code == 2
+    assert path.read_bytes() == bytes(data)
+    assert not in_use(path)  # the lock was released
 
 
 @pytest.mark.parametrize(

@@ -19,14 +19,27 @@ deck passes and keys, the reveals and the scores. Prints one verdict:
               file is torn)
   invalid     the first bad frame: its position, who signed it (name and
               fingerprint), what is wrong, and the frame's bytes as evidence
+  damaged     bad bytes in the middle of the file with intact records after
+              them (a crash only tears the end, so this is not a torn
+              tail): where, how many intact records follow, and what the
+              intact part before the damage shows (for information only)
+
+Bytes torn off after a sealed match, and records of a kind this lcnet does
+not know, change nothing: the verdict says so in a note.
 
 With two files of the same match (one from each player), also says where
 they diverge and whether one player signed two different frames for the
-same position, which proves that player cheated.
+same position, which proves that player cheated. A damaged file is repaired
+from the other (the frames the damage hid are taken from it) and the merged
+transcript is judged; if the other file cannot fill the gap (damaged at the
+same place, or too short), that file stays damaged.
 """
 
 EPILOG = """\
-exit status: 0 valid, 1 invalid, 2 unreadable file or bad usage, 3 incomplete
+exit status: 0 valid, 1 invalid, 2 damaged, unreadable file, files of two
+matches or bad usage, 3 incomplete. With two files, or a damaged file whose
+intact part proves a fault, the strongest wins: 1 (a proof of a fault stands
+whatever else is wrong), then 2 (cannot be judged whole), then 3, then 0.
 
 examples:
   lcnet audit replays/2026-11-29-1849-3f2a9c1b-host.lcnet
@@ -51,15 +64,24 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     paths = [args.file] if args.file2 is None else [args.file, args.file2]
     contents = [read_replay(path) for path in paths]
-    verdicts = [audit.audit_contents(c) for c in contents]
-    comparison = audit.compare(contents[0], contents[1]) if len(contents) == 2 else None
-    # Precedence: proof of a fault (1), then files of two matches (2), then
-    # incomplete (3), then valid (0).
-    code = max(v.exit_code for v in verdicts)
+    comparison: audit.Comparison | None = None
+    if len(contents) == 2:
+        verdicts, comparison = audit.audit_pair(contents[0], contents[1], (paths[0], paths[1]))
+    else:
+        verdicts = [audit.audit_contents(contents[0])]
+        if verdicts[0].kind is audit.VerdictKind.DAMAGED:
+            verdicts[0].notes.append(
+                "the other player's file of this match can repair it: "
+                f"lcnet audit {paths[0]} OTHER-FILE"
+            )
+    # Precedence (audit.SEVERITY): proof of a fault (1), then a damaged file
+    # or files of two matches (2), then incomplete (3), then valid (0).
+    codes = [v.exit_code for v in verdicts]
     if comparison is not None and not comparison.same_match:
-        code = 2
-    if any(v.exit_code == 1 for v in verdicts) or (comparison and comparison.equivocation):
-        code = 1
+        codes.append(2)
+    if comparison is not None and comparison.equivocation:
+        codes.append(1)
+    code = audit.combined_exit_code(codes)
     if args.json:
         print(json.dumps(_json(paths, verdicts, comparison), indent=2))
     else:
@@ -108,3 +130,5 @@ def _print_verdict(path: str, verdict: audit.Verdict) -> None:
         print(f"  signed by: {verdict.bad.signer or 'no player (the signature does not verify)'}")
         print(f"  what is wrong: {verdict.bad.reason}")
         print(f"  evidence (the frame's exact bytes, hex): {verdict.bad.evidence}")
+    for note in verdict.notes:
+        print(f"  note: {note}")

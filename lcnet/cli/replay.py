@@ -30,6 +30,10 @@ round); an unfinished round stays hidden, as it was at the table.
 
 With --text, or when the output is not a terminal, the same steps are
 printed as plain text, one block per turn, for pipes and scripts.
+
+A damaged file (bad bytes in its middle, with intact records after them) is
+said to be so, with where the damage is; the steps before the damage are
+shown. 'lcnet audit FILE OTHER-FILE' repairs it from the other player's file.
 """
 
 EPILOG = """\
@@ -69,6 +73,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     contents = read_replay(args.file)
     record = replay.load_contents(contents)
+    if contents.damage:
+        print(
+            f"lcnet replay: {args.file} is {contents.describe_damage()}. Only the intact "
+            f"part before the damage is shown ({len(contents.frames)} frames). The other "
+            f"player's file can repair it: lcnet audit {args.file} OTHER-FILE",
+            file=sys.stderr,
+        )
     perspective = Perspective(args.seat) if args.seat else default_perspective(contents)
     if args.text or not (sys.stdout.isatty() and sys.stdin.isatty()):
         return print_text(record, perspective)

@@ -11,7 +11,7 @@ from typing import Any
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.net import parse_address
 from lcnet.netplay import resume_against_bot, resume_match
-from lcnet.replaylog import read_replay
+from lcnet.replaylog import read_replay, refuse_damaged
 
 DESCRIPTION = """\
 Continue a match that stopped before its end (a crash, a closed terminal, a
@@ -57,6 +57,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     contents = read_replay(args.file)
+    refuse_damaged(args.file, contents)  # before anything starts (ReplayWriter.reopen checks too)
     player = player_from(args)
     opponent_bot = contents.header.extra.get("opponent_bot")
     if isinstance(opponent_bot, str) and args.connect is None and args.bot is None:
