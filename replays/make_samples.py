@@ -16,6 +16,10 @@
   would; *damaged* alone (not a torn tail: intact records follow), and
   *valid* with its intact twin ``sample-complete-joiner.lcnet``, which
   repairs it.
+* ``sample-out-of-turn-resign-joiner.lcnet``: the honest joiner's file of a
+  match whose host (a modified client) signed, right after its own move, a
+  resignation for the position of the joiner's acknowledgement; *invalid*,
+  proven by the resignation kept as an EVIDENCE record.
 
 Everything goes through the real protocol (two sessions, the masked deck,
 signatures), with keys and secrets from fixed seeds.
@@ -30,6 +34,7 @@ from pathlib import Path
 
 from lcnet import __version__, localmatch, wire
 from lcnet.bots import make_bot
+from lcnet.engine import Turn
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
 from lcnet.session import MatchOptions, Phase, Session, Step
@@ -101,6 +106,68 @@ class LowballJoiner(Session):
         return frame
 
 
+class OutOfTurnResignHost(Session):
+    """A modified client: right after one of its moves, it also signs a resignation
+    for the next position, where the joiner's acknowledgement is due.
+
+    A resignation comes only from the player entitled to speak, so it never
+    crosses a frame in flight: the honest joiner disputes it and keeps it as
+    evidence, and the audit proves it (docs/PROTOCOL.md §6.2 step 3).
+    """
+
+    after_turns = 9
+    resigned_out_of_turn = False
+
+    def play(self, turn: Turn) -> Step:
+        step = super().play(turn)
+        track = self.round
+        if not self.resigned_out_of_turn and track and len(track.turns) >= self.after_turns:
+            self.resigned_out_of_turn = True
+            move = step.outgoing[-1]
+            assert self._signing_key is not None and move.seq is not None
+            resign = wire.make_frame(
+                wire.Resign(),
+                self._signing_key,
+                seq=move.seq + 1,
+                prev=move.hash,
+                game=self.game_id,
+            )
+            step.outgoing.append(resign)
+        return step
+
+
+def out_of_turn_resign_match(seed: int, out: Path) -> Path:
+    """The honest joiner's file of a match whose host resigned in the joiner's slot."""
+    rng = random.Random(seed)
+    bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
+    peers = localmatch.new_peers(
+        {seat: bots[seat].choose_turn for seat in Seat},
+        options=MatchOptions(suits=5, rounds=3),
+        rng=rng,
+        names=NAMES,
+    )
+    honest_host = peers[Seat.HOST].session
+    cheater = OutOfTurnResignHost(
+        seat=Seat.HOST,
+        signing_key=honest_host._signing_key,
+        master_secret=honest_host._master,
+        name=NAMES[Seat.HOST],
+        options=honest_host.options,
+    )
+    peers[Seat.HOST].session = cheater
+    stem = "sample-out-of-turn-resign"
+    localmatch.open_replays(peers, out, stem, CREATED)
+    localmatch.run(peers)
+    paths = localmatch.close_replays(peers)
+    joiner = peers[Seat.JOINER].session
+    assert cheater.resigned_out_of_turn and joiner.dispute is not None
+    assert joiner.dispute.offender is Seat.HOST and joiner.resigned is None
+    for path in paths:
+        if path.name != f"{stem}-joiner.lcnet":
+            path.unlink()
+    return out / f"{stem}-joiner.lcnet"
+
+
 def cheated_match(seed: int) -> dict[Seat, localmatch.Peer]:
     rng = random.Random(seed)
     bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
@@ -159,6 +226,8 @@ def main() -> None:
     damaged = bytearray((out / "sample-complete-host.lcnet").read_bytes())
     damaged[len(damaged) // 2] ^= 0xFF
     (out / "sample-damaged-host.lcnet").write_bytes(bytes(damaged))
+
+    out_of_turn_resign_match(seed=11, out=out)
 
     cheated = cheated_match(seed=7)
     host = cheated[Seat.HOST].session

@@ -124,3 +124,14 @@ def test_the_help_lists_the_damaged_verdict_and_the_precedence(
     assert "damaged bad bytes in the middle of the file" in text
     assert "2 damaged, unreadable file" in text
     assert "1 (a proof of a fault stands whatever else is wrong), then 2" in text
+
+
+def test_the_out_of_turn_resignation_sample_is_proof_against_the_host(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    assert main(["audit", str(samples / "sample-out-of-turn-resign-joiner.lcnet")]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID: Ada (host)" in out
+    assert "signed a frame for position 30, which was the other player's to send" in out
+    assert "(evidence record)" in out
