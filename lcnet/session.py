@@ -904,6 +904,9 @@ class Session:
         m = frame.message
         assert isinstance(m, wire.Hello)
         self._check_version(m.v, author, frame.seq)
+        if m.key == self.keys.get(Seat.HOST):
+            # Two players, two keys (PROTOCOL §5.4): a host never plays itself.
+            raise Violation("the joiner uses the host's own key", seat=author, seq=frame.seq)
         self._learn_peer(author, m.name, m.key, step)
         self._coin_commitment = m.coin
         self.game_id = hashing.game_id(frame.raw)

@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+import nacl.signing
 import pytest
 import zmq.asyncio
 
@@ -273,3 +274,15 @@ def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
         assert verdict.kind is audit.VerdictKind.INCOMPLETE, verdict.summary
 
     asyncio.run(main())
+
+
+def test_a_hello_with_the_host_s_own_key_is_refused_as_the_joiner_s_fault() -> None:
+    key = nacl.signing.SigningKey(b"\x01" * 32)
+    host = Session.host(key, b"\x02" * 32, name="Hana")
+    hello = wire.make_frame(
+        wire.Hello(v=[1, 0], name="Joe", key=bytes(key.verify_key), coin=bytes(32)), key, seq=0
+    )
+    step = host.receive(hello.raw)
+    assert host.failure is None and not step.outgoing
+    assert host.dispute is not None and host.dispute.offender is JOINER
+    assert "the host's own key" in host.dispute.reason
