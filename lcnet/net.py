@@ -10,7 +10,8 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
   messages in flight when a connection breaks (duplicates are ignored);
 * checks liveness twice: ZMTP heartbeats find a dead process or network, and
   ``ping``/``pong`` find a program that hangs;
-* turns away a third peer with a ``busy`` frame, without disturbing the match;
+* turns away a third peer with a ``busy`` frame that says why, without
+  disturbing the match;
 * counts, and otherwise ignores, anything that does not decode or verify.
 
 :class:`NetPeer` implements :class:`~lcnet.client.MatchClient`, so the
@@ -70,6 +71,17 @@ SYNC_MIN_INTERVAL: Final = 0.5
 """At most two sync frames a second: they are cheap, but a loop of them is not."""
 
 BUSY_REASON: Final = "this host is already playing a match with someone else"
+"""Sent only while the host is in a match with another peer."""
+OTHER_MATCH_REASON: Final = (
+    "this host is playing another match with you; continue that one with `lcnet resume`"
+)
+OWN_KEY_REASON: Final = "that hello presents this host's own key (join with another identity)"
+BAD_SIGNATURE_REASON: Final = "that hello's signature does not verify with the key it presents"
+NOT_FIRST_REASON: Final = "a match starts with a hello at position 0"
+REPLAYED_REASON: Final = "that hello opened a match this host has already played (a replayed hello)"
+NO_MATCH_REASON: Final = (
+    "this host has no match with you to continue: it is waiting for a new opponent"
+)
 
 NO_GAME: Final = bytes(wire.HASH_SIZE)
 """The game id in a busy frame sent before any match exists."""
@@ -141,7 +153,14 @@ def tofu_check(home: Path | None = None) -> PeerCheck:
 
 
 class NetPeer:
-    """One side of a networked match: a session, its replay file and a socket."""
+    """One side of a networked match: a session, its replay file and a socket.
+
+    A host turns away every peer but its opponent with a ``busy`` frame whose
+    reason says why: busy with another match (:data:`BUSY_REASON`, only while
+    it has an opponent), a hello with a bad signature, the host's own key, a
+    replayed hello, an incompatible version, a changed key, or a ``sync`` for
+    a match it is not playing.
+    """
 
     def __init__(
         self,
@@ -336,27 +355,23 @@ class NetPeer:
         if signed and (frame.game == session.game_id):
             self._peer_ident = ident  # the joiner, on a new connection (handover)
             return True
-        if (
-            self._peer_ident is None
-            and joiner_key is None
-            and isinstance(frame.message, wire.Hello)
-            and frame.seq == 0
-            and frame.signed_by(frame.message.key)
-        ):
-            refusal = self._refuse_hello(frame)
-            if refusal is not None:
-                self._notice(f"turned away a peer: {refusal}")
-                self._turn_away(ident, refusal)
-                return False
+        if not isinstance(frame.message, wire.Hello | wire.Sync):
+            self.dropped += 1
+            return False
+        refusal = self._refusal(frame)
+        if refusal is None:
             self._peer_ident = ident
             return True
-        if isinstance(frame.message, wire.Hello | wire.Sync):
-            self._turn_away(ident)
-        else:
-            self.dropped += 1
+        if isinstance(frame.message, wire.Hello) and refusal != BUSY_REASON:
+            self._notice(f"turned away a peer: {refusal}")
+        self._turn_away(ident, refusal)
         return False
 
-    def _turn_away(self, ident: bytes, reason: str = BUSY_REASON) -> None:
+    def _in_match(self) -> bool:
+        """Whether the host has an opponent (the match may be over, or resumed)."""
+        return self._peer_ident is not None or Seat.JOINER in self._session.keys
+
+    def _turn_away(self, ident: bytes, reason: str) -> None:
         """Send a peer that is not our opponent away, with the reason."""
         self.turned_away += 1
         busy = wire.make_frame(
@@ -366,16 +381,30 @@ class NetPeer:
         )
         self._send_to(ident, busy.raw)
 
-    def _refuse_hello(self, frame: wire.Frame) -> str | None:
-        """Why the host will not start a match with this hello, if it will not."""
-        hello = frame.message
-        assert isinstance(hello, wire.Hello)
-        if hello.key == bytes(self._signing_key.verify_key):
-            return "that hello is signed with this host's own key"
+    def _refusal(self, frame: wire.Frame) -> str | None:
+        """Why the host will not play with the sender of this hello or sync, if it will not.
+
+        Each refusal says what happened; :data:`BUSY_REASON` only while the
+        host really plays with someone else.
+        """
+        message = frame.message
+        if self._in_match():
+            joiner_key = self._session.keys.get(Seat.JOINER)
+            if isinstance(message, wire.Hello) and message.key == joiner_key:
+                return OTHER_MATCH_REASON
+            return BUSY_REASON
+        if not isinstance(message, wire.Hello):
+            return NO_MATCH_REASON  # a sync: someone resuming a match this host is not in
+        if message.key == bytes(self._signing_key.verify_key):
+            return OWN_KEY_REASON
+        if not frame.signed_by(message.key):
+            return BAD_SIGNATURE_REASON
+        if frame.seq != 0:
+            return NOT_FIRST_REASON
         if self._fresh_game is not None and not self._fresh_game(hashing.game_id(frame.raw)):
-            return "that hello opened a match this host has already played (a replayed hello)"
+            return REPLAYED_REASON
         try:
-            self._check_peer(Seat.JOINER, hello.name, hello.key)
+            self._check_peer(Seat.JOINER, message.name, message.key)
         except UserError as exc:
             return str(exc)
         return None
