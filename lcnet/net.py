@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import math
 import os
 import socket as _socket
 import time
@@ -69,6 +70,14 @@ CLOSE_LINGER_MS: Final = 2000
 
 SYNC_MIN_INTERVAL: Final = 0.5
 """At most two sync frames a second: they are cheap, but a loop of them is not."""
+
+RESEND_INTERVAL: Final = 1.0
+"""A transcript frame is resent at most once a second, however often the peer asks.
+
+An honest peer asks for frames again only after it lost them with a
+connection, which takes a reconnection, so once a second catches it up
+without delay that matters; a peer asking for everything many times a second
+(a ``sync`` with ``have`` 0) would otherwise cost a whole transcript each time."""
 
 BUSY_REASON: Final = "this host is already playing a match with someone else"
 """Sent only while the host is in a match with another peer."""
@@ -155,6 +164,13 @@ def tofu_check(home: Path | None = None) -> PeerCheck:
 class NetPeer:
     """One side of a networked match: a session, its replay file and a socket.
 
+    Resending is bounded: a ``sync`` is answered with the peer's missing
+    frames that this side signed, but each transcript frame is resent at most
+    once per :data:`RESEND_INTERVAL`, however often it is asked for. A flood
+    of syncs asking for everything costs at most one transcript per interval;
+    an honest peer that lost frames again within the interval gets them with
+    its next sync after it.
+
     A host turns away every peer but its opponent with a ``busy`` frame whose
     reason says why: busy with another match (:data:`BUSY_REASON`, only while
     it has an opponent), a hello with a bad signature, the host's own key, a
@@ -201,6 +217,8 @@ class NetPeer:
         self._peer_ident: bytes | None = None
         self._last_heard = clock()
         self._last_sync = -1e9
+        self._resent_at: list[float] = []
+        """When each transcript frame was last examined for a resend (see RESEND_INTERVAL)."""
         self._ping_n = 0
         self._resign_pending = False
         self._failure: UserError | None = None
@@ -431,10 +449,16 @@ class NetPeer:
 
     def _on_sync(self, message: wire.Sync) -> None:
         session = self._session
-        have = min(message.have, len(session.chain))
-        for frame in session.chain[have:]:
-            if frame.signed_by(session.keys[self._seat]):
-                self._send(frame.raw)
+        chain = session.chain
+        now = self._clock()
+        resent = self._resent_at
+        resent.extend([-math.inf] * (len(chain) - len(resent)))
+        for index in range(min(message.have, len(chain)), len(chain)):
+            if now - resent[index] < RESEND_INTERVAL:
+                continue  # resent a moment ago: on its way, or asked for by a flood
+            resent[index] = now
+            if chain[index].signed_by(session.keys[self._seat]):
+                self._send(chain[index].raw)
         if message.have == len(session.chain) and (
             not session.chain or message.head == session.head
         ):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
@@ -19,10 +21,134 @@ import zmq
 import zmq.asyncio
 
 from lcnet import hashing, identity, net, wire
+from lcnet.bots import make_bot
 from lcnet.client import Status
-from lcnet.session import MatchOptions
-from tests.netutil import DEADLINE, local_host, local_joiner
-from tests.test_net import _ask, _stranger_hello
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions, Session
+from tests.netutil import DEADLINE, LOOPBACK, LocalPeer, local_host, local_joiner
+from tests.test_net import _ask, _stranger_hello, assert_valid_pair
+
+HOST = Seat.HOST
+
+
+class ManualClock:
+    """A monotonic clock that the test can stop and move forward."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._frozen: float | None = None
+
+    def __call__(self) -> float:
+        if self._frozen is not None:
+            return self._frozen
+        return time.monotonic() + self._offset
+
+    def freeze(self) -> None:
+        self._frozen = self()
+
+    def resume_after(self, seconds: float) -> None:
+        """Run again, from ``seconds`` after the moment it stopped (never backwards)."""
+        assert self._frozen is not None
+        target = self._frozen + seconds
+        self._frozen = None
+        self._offset += max(0.0, target - self())
+
+
+async def play_until(local: LocalPeer, done: Callable[[Session], bool]) -> None:
+    """Play ``local``'s moves with a random bot until ``done`` holds (then stop moving)."""
+    bot = make_bot("random", 1)
+    async with asyncio.timeout(DEADLINE):
+        while not done(local.session):
+            session = local.session
+            if session.awaiting_decision:
+                view = session.view()
+                assert view is not None
+                await local.peer.play(bot.choose_turn(view))
+                continue
+            await local.peer.next_update()
+
+
+# ---------------------------------------------------------------- 7: resends
+
+
+async def _collect(sock: zmq.asyncio.Socket, until_pong: int) -> list[wire.Frame]:
+    """The transcript frames that arrive on ``sock`` until the pong numbered ``until_pong``."""
+    frames: list[wire.Frame] = []
+    async with asyncio.timeout(DEADLINE):
+        while True:
+            frame = wire.decode_frame(await sock.recv())
+            if isinstance(frame.message, wire.Pong) and frame.message.n == until_pong:
+                return frames
+            if not frame.message.CONTROL:
+                frames.append(frame)
+
+
+def test_syncs_asking_for_everything_get_a_bounded_answer(tmp_path: Path) -> None:
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        clock = ManualClock()
+        host, port = local_host(
+            tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=23, clock=clock
+        )
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=24)
+        # The joiner's key on a second connection: what a peer flooding syncs looks like.
+        flood = ctx.socket(zmq.DEALER)
+        flood.setsockopt(zmq.LINGER, 0)
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            hosting = asyncio.create_task(host.play())
+            await play_until(
+                joiner,
+                lambda s: len(s.chain) >= 40 and s.awaiting_decision,
+            )
+            session = joiner.session
+            host_key = host.session.keys[HOST]
+            own = [f for f in host.session.chain if f.signed_by(host_key)]
+            assert len(own) >= 15
+
+            clock.freeze()  # everything below happens within one resend interval
+            flood.connect(f"tcp://{LOOPBACK}:{port}")
+            everything = session.control(wire.Sync(have=0, head=session.head or b"")).raw
+            for _ in range(200):
+                await flood.send(everything)
+            await flood.send(session.control(wire.Ping(n=10**6)).raw)
+            answered = await _collect(flood, 10**6)
+            assert answered, "a sync asking for everything is answered"
+            assert len(answered) <= len(own), (
+                f"{len(answered)} frames resent for 200 syncs; at most one full resend "
+                f"({len(own)} frames) per interval"
+            )
+
+            # An honest reconnect after the interval, short of the last frames, catches up.
+            clock.resume_after(net.RESEND_INTERVAL)
+            honest = ctx.socket(zmq.DEALER)
+            honest.setsockopt(zmq.LINGER, 0)
+            honest.connect(f"tcp://{LOOPBACK}:{port}")
+            try:
+                have = len(session.chain) - 4
+                await honest.send(
+                    session.control(wire.Sync(have=have, head=session.chain[have - 1].hash)).raw
+                )
+                await honest.send(session.control(wire.Ping(n=10**6 + 1)).raw)
+                caught_up = await _collect(honest, 10**6 + 1)
+            finally:
+                honest.close()
+            missing = [f.raw for f in session.chain[have:] if f.signed_by(host_key)]
+            assert missing and [f.raw for f in caught_up] == missing
+
+            await joiner.play()  # and the real joiner plays on to the end
+            await asyncio.wait_for(hosting, DEADLINE)
+        finally:
+            flood.close()
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert host.session.sealed and joiner.session.sealed
+        assert_valid_pair(host.path, joiner.path)
+
+    asyncio.run(main())
+
 
 # ---------------------------------------------------------------- 8: reasons
 
