@@ -12,7 +12,8 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
   ``ping``/``pong`` find a program that hangs;
 * turns away a third peer with a ``busy`` frame that says why, without
   disturbing the match;
-* counts, and otherwise ignores, anything that does not decode or verify.
+* counts, and otherwise ignores, anything that does not decode or verify
+  (a joiner redials when a message too large to read cost its connection).
 
 :class:`NetPeer` implements :class:`~lcnet.client.MatchClient`, so the
 terminal UI, the line mode and the bot driver run on it unchanged.
@@ -59,7 +60,18 @@ DEFAULT_PORT: Final = 48150
 MAX_MESSAGE_BYTES: Final = 64 * 1024
 """ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
 refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
-connection before it is read into memory."""
+connection before it is read into memory (the joiner then dials again, see
+:data:`REDIAL_GRACE`)."""
+
+REDIAL_GRACE: Final = 1.0
+"""Seconds the joiner waits, after its connection drops, for ZeroMQ to plan a
+reconnection before it dials again itself. libzmq reconnects after a network
+error but never after a *protocol* error: a message above
+:data:`MAX_MESSAGE_BYTES`, or bytes that are not ZMTP, end the connection for
+good (``session_base_t::engine_error`` terminates the session instead of
+reconnecting). When it does reconnect, it says so at once (``EVENT_CONNECT_RETRIED``
+follows ``EVENT_DISCONNECTED`` within the same I/O step), so a second of silence
+means it has given up; dialing again when it had not costs one extra connection."""
 
 HEARTBEAT_IVL_MS: Final = 1000
 HEARTBEAT_TIMEOUT_MS: Final = 5000
@@ -171,6 +183,13 @@ class NetPeer:
     an honest peer that lost frames again within the interval gets them with
     its next sync after it.
 
+    The joiner stays connected whatever the host sends: ZeroMQ cuts a
+    connection that carries a message above :data:`MAX_MESSAGE_BYTES` and
+    never redials it, so the joiner dials again itself (:data:`REDIAL_GRACE`)
+    and counts the message in :attr:`dropped`. A host needs no such care: the
+    joiner's side of a cut connection redials (and ZeroMQ tells the host no
+    more than "disconnected", so such a message is not counted there).
+
     A host turns away every peer but its opponent with a ``busy`` frame whose
     reason says why: busy with another match (:data:`BUSY_REASON`, only while
     it has an opponent), a hello with a bad signature, the host's own key, a
@@ -226,7 +245,8 @@ class NetPeer:
         self._ended = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.dropped = 0
-        """Frames dropped because they did not decode, verify or belong here."""
+        """Messages dropped because they did not decode, verify or belong here
+        (for a joiner, also those too large to read, which cost a connection)."""
         self.turned_away = 0
         """Third peers sent away with a busy frame."""
 
@@ -569,29 +589,59 @@ class NetPeer:
                 )
 
     async def _monitor_loop(self) -> None:
+        joiner = self._seat is Seat.JOINER
         monitor = self._sock.get_monitor_socket(
-            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+            zmq.EVENT_HANDSHAKE_SUCCEEDED
+            | zmq.EVENT_DISCONNECTED
+            | (_RECONNECTING if joiner else 0)
         )
+        endpoint = _connected_endpoint(self._sock) if joiner else None
+        given_up = False  # a joiner's connection dropped, and ZeroMQ has not said it redials
         try:
             while True:
+                if given_up and not await _event_within(monitor, REDIAL_GRACE):
+                    given_up = False
+                    self._redial(endpoint)
+                    continue
                 event = await recv_monitor_message(monitor)
                 kind = event["event"]
-                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED and self._seat is Seat.JOINER:
+                if not joiner:
+                    continue
+                if kind == zmq.EVENT_DISCONNECTED:
+                    given_up = True
+                    if endpoint is None:
+                        endpoint = event["endpoint"].decode(errors="replace")
+                    if self._status is Status.PLAYING:
+                        self._set_status(Status.DISCONNECTED)
+                elif kind & (_RECONNECTING | zmq.EVENT_HANDSHAKE_SUCCEEDED):
+                    given_up = False
+                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                     # (Re)connected: whatever was in flight may be lost; catch up.
                     self._send_sync(force=True)
                     self._resend_last_own()
-                elif (
-                    kind == zmq.EVENT_DISCONNECTED
-                    and self._seat is Seat.JOINER
-                    and self._status is Status.PLAYING
-                ):
-                    self._set_status(Status.DISCONNECTED)
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
             with contextlib.suppress(zmq.ZMQError):
                 self._sock.disable_monitor()
             monitor.close(linger=0)
+
+    def _redial(self, endpoint: str | None) -> None:
+        """Connect the joiner again after ZeroMQ gave up on its connection (see REDIAL_GRACE)."""
+        if endpoint is None:
+            return
+        # Only a protocol error ends a connection for good: the host sent a
+        # message we refuse to read (above MAX_MESSAGE_BYTES) or bytes that are
+        # not ZMTP. The message is lost like any other that does not decode.
+        self.dropped += 1
+        self._notice(
+            "the connection closed on a message too large to read (or not ZeroMQ's); "
+            "connecting again"
+        )
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.disconnect(endpoint)
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.connect(endpoint)
 
     # -- status
 
@@ -621,6 +671,28 @@ class NetPeer:
             self._set_status(Status.OVER)
             self._ended.set()
             self._peer_done.set()
+
+
+_RECONNECTING: Final = zmq.EVENT_CONNECT_DELAYED | zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_CONNECTED
+"""Monitor events by which ZeroMQ shows it (re)connects a connecting socket by itself."""
+
+
+def _connected_endpoint(sock: zmq.asyncio.Socket) -> str | None:
+    """The address a connecting socket was given (as given: a name stays a name)."""
+    with contextlib.suppress(zmq.ZMQError):
+        last = sock.getsockopt(zmq.LAST_ENDPOINT)
+        text = last.decode(errors="replace") if isinstance(last, bytes) else str(last)
+        return text or None
+    return None
+
+
+async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
+    """Whether a monitor event is waiting, or arrives within ``seconds``."""
+    if await monitor.poll(timeout=int(seconds * 1000)):
+        return True
+    # The poll's own timer may have fired late (a busy event loop): look once more.
+    events = monitor.getsockopt(zmq.EVENTS)
+    return isinstance(events, int) and bool(events & zmq.POLLIN)
 
 
 def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:

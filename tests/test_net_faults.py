@@ -10,6 +10,7 @@ counted (frames) does not depend on how fast the machine is.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable
@@ -66,6 +67,55 @@ async def play_until(local: LocalPeer, done: Callable[[Session], bool]) -> None:
                 await local.peer.play(bot.choose_turn(view))
                 continue
             await local.peer.next_update()
+
+
+# ---------------------------------------------------------------- 6: oversized
+
+
+def test_an_oversized_message_drops_no_connection_for_good(tmp_path: Path) -> None:
+    """A message above ZMQ_MAXMSGSIZE costs a connection, which comes back by itself.
+
+    The host sends two 70,000-byte messages to the joiner, the joiner one to
+    the host: each is counted as dropped by the joiner (whose connection
+    libzmq cuts and never redials on its own), and the match completes.
+    """
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=21)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=22)
+        sent: dict[str, list[int]] = {"host": [], "joiner": []}
+
+        def oversize_at(who: str, turns: tuple[int, ...]) -> Callable[[LocalPeer], None]:
+            def hook(local: LocalPeer) -> None:
+                track = local.session.round
+                if track is None or track.table is None:
+                    return
+                done = len(track.turns)
+                if done in turns and done not in sent[who]:
+                    sent[who].append(done)
+                    local.peer._send(os.urandom(net.MAX_MESSAGE_BYTES + 4464))  # 70,000 bytes
+
+            return hook
+
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.gather(
+                host.play(hook=oversize_at("host", (4, 20))),
+                joiner.play(hook=oversize_at("joiner", (12,))),
+            )
+        finally:
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert sent == {"host": [4, 20], "joiner": [12]}
+        assert joiner.peer.dropped >= 2, "each oversized message is counted"
+        assert host.session.sealed and joiner.session.sealed
+        assert host.session.dispute is None
+        assert_valid_pair(host.path, joiner.path)
+
+    asyncio.run(main())
 
 
 # ---------------------------------------------------------------- 7: resends
