@@ -76,8 +76,9 @@ def test_an_oversized_message_drops_no_connection_for_good(tmp_path: Path) -> No
     """A message above ZMQ_MAXMSGSIZE costs a connection, which comes back by itself.
 
     The host sends two 70,000-byte messages to the joiner, the joiner one to
-    the host: each is counted as dropped by the joiner (whose connection
-    libzmq cuts and never redials on its own), and the match completes.
+    the host. libzmq cuts the connection each time; the joiner's it never
+    redials on its own, so the joiner does, and counts the two messages it
+    could not read as dropped. The match completes.
     """
 
     async def main() -> None:
