@@ -10,8 +10,10 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
   messages in flight when a connection breaks (duplicates are ignored);
 * checks liveness twice: ZMTP heartbeats find a dead process or network, and
   ``ping``/``pong`` find a program that hangs;
-* turns away a third peer with a ``busy`` frame, without disturbing the match;
-* counts, and otherwise ignores, anything that does not decode or verify.
+* turns away a third peer with a ``busy`` frame that says why, without
+  disturbing the match;
+* counts, and otherwise ignores, anything that does not decode or verify
+  (a joiner redials when a message too large to read cost its connection).
 
 :class:`NetPeer` implements :class:`~lcnet.client.MatchClient`, so the
 terminal UI, the line mode and the bot driver run on it unchanged.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import math
 import os
 import socket as _socket
 import time
@@ -58,7 +61,18 @@ DEFAULT_PORT: Final = 48150
 MAX_MESSAGE_BYTES: Final = 64 * 1024
 """ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
 refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
-connection before it is read into memory."""
+connection before it is read into memory (the joiner then dials again, see
+:data:`REDIAL_GRACE`)."""
+
+REDIAL_GRACE: Final = 1.0
+"""Seconds the joiner waits, after its connection drops, for ZeroMQ to plan a
+reconnection before it dials again itself. libzmq reconnects after a network
+error but never after a *protocol* error: a message above
+:data:`MAX_MESSAGE_BYTES`, or bytes that are not ZMTP, end the connection for
+good (``session_base_t::engine_error`` terminates the session instead of
+reconnecting). When it does reconnect, it says so at once (``EVENT_CONNECT_RETRIED``
+follows ``EVENT_DISCONNECTED`` within the same I/O step), so a second of silence
+means it has given up; dialing again when it had not costs one extra connection."""
 
 HEARTBEAT_IVL_MS: Final = 1000
 HEARTBEAT_TIMEOUT_MS: Final = 5000
@@ -70,7 +84,26 @@ CLOSE_LINGER_MS: Final = 2000
 SYNC_MIN_INTERVAL: Final = 0.5
 """At most two sync frames a second: they are cheap, but a loop of them is not."""
 
+RESEND_INTERVAL: Final = 1.0
+"""A transcript frame is resent at most once a second, however often the peer asks.
+
+An honest peer asks for frames again only after it lost them with a
+connection, which takes a reconnection, so once a second catches it up
+without delay that matters; a peer asking for everything many times a second
+(a ``sync`` with ``have`` 0) would otherwise cost a whole transcript each time."""
+
 BUSY_REASON: Final = "this host is already playing a match with someone else"
+"""Sent only while the host is in a match with another peer."""
+OTHER_MATCH_REASON: Final = (
+    "this host is playing another match with you; continue that one with `lcnet resume`"
+)
+OWN_KEY_REASON: Final = "that hello presents this host's own key (join with another identity)"
+BAD_SIGNATURE_REASON: Final = "that hello's signature does not verify with the key it presents"
+NOT_FIRST_REASON: Final = "a match starts with a hello at position 0"
+REPLAYED_REASON: Final = "that hello opened a match this host has already played (a replayed hello)"
+NO_MATCH_REASON: Final = (
+    "this host has no match with you to continue: it is waiting for a new opponent"
+)
 
 NO_GAME: Final = bytes(wire.HASH_SIZE)
 """The game id in a busy frame sent before any match exists."""
@@ -156,7 +189,28 @@ def tofu_check(home: Path | None = None) -> PeerCheck:
 
 
 class NetPeer:
-    """One side of a networked match: a session, its replay file and a socket."""
+    """One side of a networked match: a session, its replay file and a socket.
+
+    Resending is bounded: a ``sync`` is answered with the peer's missing
+    frames that this side signed, but each transcript frame is resent at most
+    once per :data:`RESEND_INTERVAL`, however often it is asked for. A flood
+    of syncs asking for everything costs at most one transcript per interval;
+    an honest peer that lost frames again within the interval gets them with
+    its next sync after it.
+
+    The joiner stays connected whatever the host sends: ZeroMQ cuts a
+    connection that carries a message above :data:`MAX_MESSAGE_BYTES` and
+    never redials it, so the joiner dials again itself (:data:`REDIAL_GRACE`)
+    and counts the message in :attr:`dropped`. A host needs no such care: the
+    joiner's side of a cut connection redials (and ZeroMQ tells the host no
+    more than "disconnected", so such a message is not counted there).
+
+    A host turns away every peer but its opponent with a ``busy`` frame whose
+    reason says why: busy with another match (:data:`BUSY_REASON`, only while
+    it has an opponent), a hello with a bad signature, the host's own key, a
+    replayed hello, an incompatible version, a changed key, or a ``sync`` for
+    a match it is not playing.
+    """
 
     def __init__(
         self,
@@ -197,6 +251,8 @@ class NetPeer:
         self._peer_ident: bytes | None = None
         self._last_heard = clock()
         self._last_sync = -1e9
+        self._resent_at: list[float] = []
+        """When each transcript frame was last examined for a resend (see RESEND_INTERVAL)."""
         self._ping_n = 0
         self._resign_pending = False
         self._failure: UserError | None = None
@@ -204,7 +260,8 @@ class NetPeer:
         self._ended = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.dropped = 0
-        """Frames dropped because they did not decode, verify or belong here."""
+        """Messages dropped because they did not decode, verify or belong here
+        (for a joiner, also those too large to read, which cost a connection)."""
         self.turned_away = 0
         """Third peers sent away with a busy frame."""
 
@@ -359,27 +416,23 @@ class NetPeer:
         if signed and (frame.game == session.game_id):
             self._peer_ident = ident  # the joiner, on a new connection (handover)
             return True
-        if (
-            self._peer_ident is None
-            and joiner_key is None
-            and isinstance(frame.message, wire.Hello)
-            and frame.seq == 0
-            and frame.signed_by(frame.message.key)
-        ):
-            refusal = self._refuse_hello(frame)
-            if refusal is not None:
-                self._notice(f"turned away a peer: {refusal}")
-                self._turn_away(ident, refusal)
-                return False
+        if not isinstance(frame.message, wire.Hello | wire.Sync):
+            self.dropped += 1
+            return False
+        refusal = self._refusal(frame)
+        if refusal is None:
             self._peer_ident = ident
             return True
-        if isinstance(frame.message, wire.Hello | wire.Sync):
-            self._turn_away(ident)
-        else:
-            self.dropped += 1
+        if isinstance(frame.message, wire.Hello) and refusal != BUSY_REASON:
+            self._notice(f"turned away a peer: {refusal}")
+        self._turn_away(ident, refusal)
         return False
 
-    def _turn_away(self, ident: bytes, reason: str = BUSY_REASON) -> None:
+    def _in_match(self) -> bool:
+        """Whether the host has an opponent (the match may be over, or resumed)."""
+        return self._peer_ident is not None or Seat.JOINER in self._session.keys
+
+    def _turn_away(self, ident: bytes, reason: str) -> None:
         """Send a peer that is not our opponent away, with the reason."""
         self.turned_away += 1
         busy = wire.make_frame(
@@ -389,16 +442,30 @@ class NetPeer:
         )
         self._send_to(ident, busy.raw)
 
-    def _refuse_hello(self, frame: wire.Frame) -> str | None:
-        """Why the host will not start a match with this hello, if it will not."""
-        hello = frame.message
-        assert isinstance(hello, wire.Hello)
-        if hello.key == bytes(self._signing_key.verify_key):
-            return "that hello is signed with this host's own key"
+    def _refusal(self, frame: wire.Frame) -> str | None:
+        """Why the host will not play with the sender of this hello or sync, if it will not.
+
+        Each refusal says what happened; :data:`BUSY_REASON` only while the
+        host really plays with someone else.
+        """
+        message = frame.message
+        if self._in_match():
+            joiner_key = self._session.keys.get(Seat.JOINER)
+            if isinstance(message, wire.Hello) and message.key == joiner_key:
+                return OTHER_MATCH_REASON
+            return BUSY_REASON
+        if not isinstance(message, wire.Hello):
+            return NO_MATCH_REASON  # a sync: someone resuming a match this host is not in
+        if message.key == bytes(self._signing_key.verify_key):
+            return OWN_KEY_REASON
+        if not frame.signed_by(message.key):
+            return BAD_SIGNATURE_REASON
+        if frame.seq != 0:
+            return NOT_FIRST_REASON
         if self._fresh_game is not None and not self._fresh_game(hashing.game_id(frame.raw)):
-            return "that hello opened a match this host has already played (a replayed hello)"
+            return REPLAYED_REASON
         try:
-            self._check_peer(Seat.JOINER, hello.name, hello.key)
+            self._check_peer(Seat.JOINER, message.name, message.key)
         except UserError as exc:
             return str(exc)
         return None
@@ -425,10 +492,16 @@ class NetPeer:
 
     def _on_sync(self, message: wire.Sync) -> None:
         session = self._session
-        have = min(message.have, len(session.chain))
-        for frame in session.chain[have:]:
-            if frame.signed_by(session.keys[self._seat]):
-                self._send(frame.raw)
+        chain = session.chain
+        now = self._clock()
+        resent = self._resent_at
+        resent.extend([-math.inf] * (len(chain) - len(resent)))
+        for index in range(min(message.have, len(chain)), len(chain)):
+            if now - resent[index] < RESEND_INTERVAL:
+                continue  # resent a moment ago: on its way, or asked for by a flood
+            resent[index] = now
+            if chain[index].signed_by(session.keys[self._seat]):
+                self._send(chain[index].raw)
         if message.have == len(session.chain) and (
             not session.chain or message.head == session.head
         ):
@@ -539,29 +612,59 @@ class NetPeer:
                 )
 
     async def _monitor_loop(self) -> None:
+        joiner = self._seat is Seat.JOINER
         monitor = self._sock.get_monitor_socket(
-            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+            zmq.EVENT_HANDSHAKE_SUCCEEDED
+            | zmq.EVENT_DISCONNECTED
+            | (_RECONNECTING if joiner else 0)
         )
+        endpoint = _connected_endpoint(self._sock) if joiner else None
+        given_up = False  # a joiner's connection dropped, and ZeroMQ has not said it redials
         try:
             while True:
+                if given_up and not await _event_within(monitor, REDIAL_GRACE):
+                    given_up = False
+                    self._redial(endpoint)
+                    continue
                 event = await recv_monitor_message(monitor)
                 kind = event["event"]
-                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED and self._seat is Seat.JOINER:
+                if not joiner:
+                    continue
+                if kind == zmq.EVENT_DISCONNECTED:
+                    given_up = True
+                    if endpoint is None:
+                        endpoint = event["endpoint"].decode(errors="replace")
+                    if self._status is Status.PLAYING:
+                        self._set_status(Status.DISCONNECTED)
+                elif kind & (_RECONNECTING | zmq.EVENT_HANDSHAKE_SUCCEEDED):
+                    given_up = False
+                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                     # (Re)connected: whatever was in flight may be lost; catch up.
                     self._send_sync(force=True)
                     self._resend_last_own()
-                elif (
-                    kind == zmq.EVENT_DISCONNECTED
-                    and self._seat is Seat.JOINER
-                    and self._status is Status.PLAYING
-                ):
-                    self._set_status(Status.DISCONNECTED)
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
             with contextlib.suppress(zmq.ZMQError):
                 self._sock.disable_monitor()
             monitor.close(linger=0)
+
+    def _redial(self, endpoint: str | None) -> None:
+        """Connect the joiner again after ZeroMQ gave up on its connection (see REDIAL_GRACE)."""
+        if endpoint is None:
+            return
+        # Only a protocol error ends a connection for good: the host sent a
+        # message we refuse to read (above MAX_MESSAGE_BYTES) or bytes that are
+        # not ZMTP. The message is lost like any other that does not decode.
+        self.dropped += 1
+        self._notice(
+            "the connection closed on a message too large to read (or not ZeroMQ's); "
+            "connecting again"
+        )
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.disconnect(endpoint)
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.connect(endpoint)
 
     # -- status
 
@@ -591,6 +694,28 @@ class NetPeer:
             self._set_status(Status.OVER)
             self._ended.set()
             self._peer_done.set()
+
+
+_RECONNECTING: Final = zmq.EVENT_CONNECT_DELAYED | zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_CONNECTED
+"""Monitor events by which ZeroMQ shows it (re)connects a connecting socket by itself."""
+
+
+def _connected_endpoint(sock: zmq.asyncio.Socket) -> str | None:
+    """The address a connecting socket was given (as given: a name stays a name)."""
+    with contextlib.suppress(zmq.ZMQError):
+        last = sock.getsockopt(zmq.LAST_ENDPOINT)
+        text = last.decode(errors="replace") if isinstance(last, bytes) else str(last)
+        return text or None
+    return None
+
+
+async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
+    """Whether a monitor event is waiting, or arrives within ``seconds``."""
+    if await monitor.poll(timeout=int(seconds * 1000)):
+        return True
+    # The poll's own timer may have fired late (a busy event loop): look once more.
+    events = monitor.getsockopt(zmq.EVENTS)
+    return isinstance(events, int) and bool(events & zmq.POLLIN)
 
 
 def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:

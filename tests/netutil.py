@@ -14,6 +14,7 @@ import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import nacl.signing
 import zmq
@@ -158,7 +159,9 @@ class LocalPeer:
         options: MatchOptions | None = None,
         seed: int = 0,
         fresh_master: bool = False,
+        **peer_options: Any,
     ) -> None:
+        """``peer_options`` go to the :class:`NetPeer` (a clock, a peer check, a ledger)."""
         rng = random.Random(seed)
         key = nacl.signing.SigningKey(rng.randbytes(32))
         master = rng.randbytes(32) if not fresh_master else os.urandom(32)
@@ -173,7 +176,8 @@ class LocalPeer:
             return ReplayWriter.create(directory / f"local-{seat}.lcnet", header)
 
         self.path = directory / f"local-{seat}.lcnet"
-        self.peer = ObservedPeer(session, sock, writer=open_writer, timing=FAST)
+        self.key = key
+        self.peer = ObservedPeer(session, sock, writer=open_writer, timing=FAST, **peer_options)
         self.statuses: list[Status] = []
         self.status_seen: dict[Status, asyncio.Event] = {s: asyncio.Event() for s in Status}
 
