@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
@@ -33,6 +33,7 @@ import nacl.signing
 
 from lcnet import deal, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card, deck_size
+from lcnet.decks import ObserverDeck, PlayerDeck, RoundTrack, Violation
 from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
 from lcnet.errors import (
     IllegalMoveError,
@@ -166,16 +167,6 @@ _SEATS: Final = (Seat.HOST, Seat.JOINER)
 _DECIDED: Final = frozenset({wire.MoveMsg, wire.Resign, wire.Dispute})
 
 
-class Violation(RemoteProtocolError):
-    """A frame signed by a player that breaks the protocol: proof against that player."""
-
-    def __init__(self, reason: str, *, seat: Seat, seq: int | None = None) -> None:
-        self.seat = seat
-        self.seq = seq
-        self.reason = reason
-        super().__init__(reason, author=str(seat))
-
-
 class SessionFailed(LocalProtocolError):
     """This program failed while handling a frame: a bug of lcnet, not the peer's doing.
 
@@ -183,46 +174,6 @@ class SessionFailed(LocalProtocolError):
     it signed nothing for the failing step and its transcript is what it was
     before, so the replay file holds the last good state and can be resumed.
     """
-
-
-# ------------------------------------------------------------- round state
-
-
-@dataclass
-class RoundTrack:
-    """What a session follows within one round (``Session.round``); read it, never change it."""
-
-    number: int
-    starter: Seat
-    own_deal: deal.RoundDeal | None  # None for an observer
-    table: Round | None = None
-    turns: list[tuple[Seat, Turn]] = field(default_factory=list)
-    pending: tuple[Seat, Turn] | None = None
-    next_draw: int = deal.FIRST_DRAW_POSITION
-    # Public deck data, kept by everyone (an observer checks with it).
-    commitments: dict[Seat, bytes] = field(default_factory=dict)
-    passes: list[tuple[bytes, ...]] = field(default_factory=list)
-    keys_given: dict[Seat, dict[int, bytes]] = field(
-        default_factory=lambda: {Seat.HOST: {}, Seat.JOINER: {}}
-    )
-    """Keys each seat sent to open positions for the other."""
-    revealed_keys: list[deal.RevealedKey] = field(default_factory=list)
-    hidden: dict[Seat, set[int]] = field(
-        default_factory=lambda: {Seat.HOST: set(), Seat.JOINER: set()}
-    )
-    seen: set[Card] = field(default_factory=set)
-    seeds: dict[Seat, bytes] = field(default_factory=dict)
-    plays: dict[int, tuple[Seat, Card]] = field(default_factory=dict)
-    """Every hidden card put down this round: position -> (player, card)."""
-    unopened: list[tuple[Seat, Card, int, bytes, int | None]] = field(default_factory=list)
-    """Hidden cards an observer saw played but has not opened yet: author, card,
-    position, key and frame (see Session._run_deferred)."""
-    unchecked_passes: set[int] = field(default_factory=set)
-    """Passes an observer has not yet proven valid (see Session.check_deferred)."""
-    pass_seqs: dict[int, int] = field(default_factory=dict)
-    key_seqs: dict[tuple[Seat, int], int] = field(default_factory=dict)
-    """Which frame carried each pass and each key: a fault found at the reveal
-    is pinned on the frame that held the faulty item."""
 
 
 # ------------------------------------------------------------------ session
@@ -873,7 +824,6 @@ class Session:
         assert self.match is not None and self.options is not None and self.game_id is not None
         number = self.match.rounds_played + 1
         starter = Seat(self.match.start_round())
-        own = None
         if self.seat is not None:
             assert self._master is not None
             own = deal.RoundDeal.from_master(
@@ -883,15 +833,18 @@ class Session:
                 round_number=number,
                 master_secret=self._master,
             )
-        self.round = RoundTrack(number=number, starter=starter, own_deal=own)
+            self.round = RoundTrack(number=number, starter=starter, deck=PlayerDeck(own))
+        else:
+            deck = ObserverDeck(None, suit_count=self.options.suits, game_id=self.game_id)
+            self.round = RoundTrack(number=number, starter=starter, deck=deck)
+            deck.attach(self.round)
 
     def _on_commit(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Commit)
         track = self._track_round(m.round, author, frame.seq)
         track.commitments[author] = m.commit
-        if author is not self.seat and track.own_deal is not None:
-            track.own_deal.receive_commitment(m.commit)
+        track.deck.commitment(author, m.commit)
         return None
 
     def _on_pass(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
@@ -903,16 +856,7 @@ class Session:
         if m.n != number:
             raise Violation(f"pass {m.n} where pass {number} was due", seat=author, seq=frame.seq)
         points = tuple(m.point_list())
-        if author is self.seat:
-            pass  # built by our RoundDeal, which recorded it
-        elif track.own_deal is not None:
-            track.own_deal.receive_pass(number, points)
-        else:
-            # An observer proves each pass valid point by point when its author's
-            # seed is revealed; only if no reveal comes (or a dispute needs it) does
-            # it check the points one by one (see _run_deferred).
-            deal.check_pass(number, points, self._deck_size(), validity=False)
-            track.unchecked_passes.add(number)
+        track.deck.deck_pass(author, number, points)
         track.passes.append(points)
         if frame.seq is not None:
             track.pass_seqs[number] = frame.seq
@@ -931,11 +875,7 @@ class Session:
             track.hidden[receiver].add(position)
             if frame.seq is not None:
                 track.key_seqs[(author, position)] = frame.seq
-        if track.own_deal is not None and receiver is self.seat:
-            track.own_deal.open_hand(keys)
-        elif track.own_deal is None:
-            for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
-                track.revealed_keys.append(deal.RevealedKey(author, position, key))
+        track.deck.dealing_keys(author, keys)
         if self.phase is Phase.KEYS_HOST:
             self._deal_table(track, step)
         return None
@@ -943,9 +883,7 @@ class Session:
     def _deal_table(self, track: RoundTrack, step: Step) -> None:
         """Set up the round's table: known cards where they are, placeholders elsewhere."""
         size = self._deck_size()
-        mine: tuple[Card, ...] = ()
-        if track.own_deal is not None:
-            mine = track.own_deal.hand
+        mine = track.deck.hand
         known = set(mine)
         fillers = iter(c for c in ALL_CARDS[:size] if c not in known)
         hands = {
@@ -975,7 +913,7 @@ class Session:
             assert m.key is not None
             _check_key(m.key, f"key for position {m.pos}", author, seq)
             if author is not self.seat:
-                self._verify_hidden_play(track, author, card, m.pos, m.key, seq)
+                track.deck.hidden_play(author, card, m.pos, m.key, seq)
                 if card not in table.hand(int(author)):
                     placeholder = next(
                         c for c in table.hand(int(author)) if not table.holds_public(int(author), c)
@@ -1001,45 +939,6 @@ class Session:
         track.pending = (author, turn)
         return None
 
-    def _verify_hidden_play(
-        self, track: RoundTrack, author: Seat, card: Card, pos: int, key: bytes, seq: int | None
-    ) -> None:
-        if track.own_deal is not None:
-            track.own_deal.verify_played(card, pos, key)
-            return
-        if pos not in track.hidden[author]:
-            raise Violation(
-                f"position {pos} is not a hidden card of the {author}", seat=author, seq=seq
-            )
-        if card in track.seen:
-            raise Violation(f"{card} was already seen this round", seat=author, seq=seq)
-        track.revealed_keys.append(deal.RevealedKey(author, pos, key))
-        # Opening the position costs a scalar multiplication. Once the round's
-        # seeds are revealed, the rebuilt deck proves the same for free
-        # (deck[pos] is the card named), so an observer opens it only if no
-        # reveal comes (see _run_deferred).
-        track.unopened.append((author, card, pos, key, seq))
-
-    def _run_deferred(self, track: RoundTrack) -> None:
-        """An observer's postponed checks, in transcript order: pass validity, then
-        the openings of the hidden cards played (each raises on the first fault)."""
-        for number in sorted(track.unchecked_passes):
-            deal.check_pass(number, track.passes[number - 1], self._deck_size())
-            track.unchecked_passes.discard(number)
-        while track.unopened:
-            author, card, pos, key, seq = track.unopened[0]
-            keys = {author: key, author.other: track.keys_given[author.other][pos]}
-            opened = deal.open_with_keys(
-                self._suit_count(), track.passes[-1][pos], keys[Seat.HOST], keys[Seat.JOINER]
-            )
-            if opened != card:
-                raise Violation(
-                    f"the key for position {pos} opens {opened or 'no card'}, not {card}",
-                    seat=author,
-                    seq=seq,
-                )
-            track.unopened.pop(0)
-
     def _on_ack(self, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
         m = frame.message
         assert isinstance(m, wire.Ack)
@@ -1062,12 +961,10 @@ class Session:
                 track.key_seqs[(author, position)] = frame.seq
             placeholder = table.draw_pile()[0]
             table.push(turn.draw, int(mover))
-            if track.own_deal is not None and mover is self.seat:
-                drawn = track.own_deal.open_draw(position, m.key)
+            drawn = track.deck.draw_key(author, position, m.key)
+            if drawn is not None:
                 table.exchange(drawn, placeholder)
                 track.seen.add(drawn)
-            elif track.own_deal is None:
-                track.revealed_keys.append(deal.RevealedKey(author, position, m.key))
         else:
             if m.key is not None:
                 raise Violation(
@@ -1086,10 +983,7 @@ class Session:
         assert isinstance(m, wire.Reveal)
         track = self._track_round(m.round, author, frame.seq)
         track.seeds[author] = m.seed
-        if track.own_deal is not None and author is not self.seat:
-            track.own_deal.verify_reveal(m.seed)
-        elif track.own_deal is None:
-            self._verify_side(track, author, m.seed)
+        track.deck.reveal(author, m.seed)
         if self.phase is Phase.REVEAL_HOST:
             return None
         verified = self._verify_round(track, author, frame.seq)
@@ -1103,34 +997,15 @@ class Session:
         self._start_round()
         return Phase.COMMIT_HOST
 
-    def _verify_side(self, track: RoundTrack, seat: Seat, seed: bytes) -> deal.DeckSecrets:
-        """An observer checks one side's seed against all that side sent this round."""
-        assert self.game_id is not None
-        if seat not in track.commitments:
-            raise Violation(f"a seed for round {track.number} before its commitment", seat=seat)
-        secrets = deal.verify_side(
-            suit_count=self._suit_count(),
-            game_id=self.game_id,
-            round_number=track.number,
-            seat=seat,
-            commitment=track.commitments[seat],
-            seed=seed,
-            passes=track.passes,
-            revealed_keys=track.revealed_keys,
-        )
-        # Every pass of this side equals what its seed makes: valid points.
-        track.unchecked_passes -= {n for n in range(1, 5) if deal.pass_author(n) is seat}
-        return secrets
-
     def check_deferred(self) -> Step:
         """An observer's last checks when no more frames will come: what waited
         for a seed reveal that never came (pass validity, openings of played cards)."""
         step = Step()
         track = self.round
-        if self.seat is not None or track is None or self.dispute is not None:
+        if track is None or self.dispute is not None:
             return step
         try:
-            self._run_deferred(track)
+            track.deck.run_deferred()
         except deal.DeckProtocolError as exc:
             seq = self._seq_of_deck_item(exc, self.chain[-1])
             violation = Violation(str(exc), seat=exc.seat, seq=seq)
@@ -1141,22 +1016,7 @@ class Session:
 
     def _verify_round(self, track: RoundTrack, author: Seat, seq: int | None) -> deal.RoundDeck:
         """With both seeds known, check the whole round with full information."""
-        assert self.game_id is not None
-        if track.own_deal is not None:
-            verified = track.own_deal.verified_deck
-            assert verified is not None
-        else:  # each seed was checked against everything its side sent at its reveal
-            verified = deal.rebuild_round(
-                self._suit_count(), track.seeds[Seat.HOST], track.seeds[Seat.JOINER]
-            )
-            for mover, card, pos, _key, move_seq in track.unopened:
-                if verified.order[pos] != card:
-                    raise Violation(
-                        f"position {pos} held {verified.order[pos]}, not the {card} named",
-                        seat=mover,
-                        seq=move_seq,
-                    )
-            track.unopened.clear()
+        verified = track.deck.verified_deck()
         full = Round.deal(verified.order, int(track.starter))
         for mover, turn in track.turns:
             try:
@@ -1274,7 +1134,7 @@ class Session:
         track = self.round
         accused = accuser.other
         if track is not None:
-            self._run_deferred(track)
+            track.deck.run_deferred()
         if (
             message.seed is not None
             and track is not None
@@ -1282,53 +1142,10 @@ class Session:
             and len(track.passes) == deal.PASS_COUNT
             and message.about < len(self.chain)
         ):
-            secrets = self._verify_side(track, accuser, message.seed)
-            problem = self._reopen(track, secrets, accuser, message.about)
+            problem = track.deck.judge_dispute(accuser, message.seed, message.about)
             if problem is not None:
                 raise Violation(problem, seat=accused, seq=message.about)
         self._end_with_dispute(accused, message, step, detected_by=accuser)
-
-    def _reopen(
-        self, track: RoundTrack, secrets: deal.DeckSecrets, accuser: Seat, seq: int
-    ) -> str | None:
-        """Redo, with the accuser's keys, the openings of the accused frame ``seq``.
-
-        Every position whose two keys are now known is opened: the accuser's
-        cards (its keys from its seed, the accused's keys as sent) and the
-        hidden cards the accused played (both keys were sent). The accused
-        frame is proven wrong if a key it sent opens no card, or if a card it
-        opens or plays also lies at another position.
-        """
-        accused = accuser.other
-        given = track.keys_given[accused]
-        last = track.passes[-1]
-
-        def open_at(position: int, accuser_key: bytes, accused_key: bytes) -> Card | None:
-            keys = {accuser: accuser_key, accused: accused_key}
-            return deal.open_with_keys(
-                self._suit_count(), last[position], keys[Seat.HOST], keys[Seat.JOINER]
-            )
-
-        opened: dict[int, Card | None] = {
-            p: open_at(p, secrets.position_keys[p], key) for p, key in given.items()
-        }
-        for position, (author, played) in track.plays.items():
-            if author is accused:
-                opened[position] = played  # its opening was checked when it was played
-        disputed = sorted(
-            p for (seat, p), s in track.key_seqs.items() if seat is accused and s == seq
-        )
-        for position in disputed:
-            card = opened.get(position)
-            if position in given and card is None:
-                return f"the key for position {position} opens no card"
-            twins = [q for q, c in opened.items() if c is not None and c == card and q != position]
-            if twins:
-                return (
-                    f"position {position} opens {card}, which also lies at position {twins[0]} "
-                    "(one card twice in the deck)"
-                )
-        return None
 
     def _record_their_dispute(self, frame: wire.Frame, author: Seat, step: Step) -> None:
         message = frame.message
