@@ -23,7 +23,7 @@ import enum
 import random as _random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from typing import Final, NamedTuple, TypeAlias
 
 from lcnet.cards import (
     ALL_CARDS,
@@ -258,6 +258,27 @@ def can_extend(expedition: Sequence[Card], card: Card) -> bool:
 # --------------------------------------------------------------------- round
 
 
+class _PutDownUndo(NamedTuple):
+    """What :meth:`Round.pop` needs to undo a put-down."""
+
+    move: PutDown
+    hand_index: int
+    """Where the card stood in the hand."""
+    old_level: int
+    """The expedition's level before (unused for a discard)."""
+    was_public: bool
+    """Whether the card was known to the opponent (taken from a discard pile)."""
+
+
+class _DrawUndo(NamedTuple):
+    """What :meth:`Round.pop` needs to undo a draw."""
+
+    move: Draw
+    card_id: int
+    discarded_suit: int
+    """The suit discarded this turn (-1: none), which the draw may not take back."""
+
+
 class Round:
     """The full state of one round, mutable with undo (``push``/``pop``).
 
@@ -293,7 +314,7 @@ class Round:
         self._to_move = 0
         self._phase = Phase.PUT_DOWN
         self._discarded_suit = -1
-        self._stack: list[tuple[Move, int, int, int]] = []
+        self._stack: list[_PutDownUndo | _DrawUndo] = []
         self.turns_played = 0
 
     # -- construction
@@ -406,7 +427,7 @@ class Round:
     @property
     def move_stack(self) -> list[Move]:
         """The moves pushed so far (since construction or the last copy)."""
-        return [entry[0] for entry in self._stack]
+        return [entry.move for entry in self._stack]
 
     def expedition_value(self, player: int, suit: Suit) -> int:
         return _value_of_ids(self._exps[player][suit])
@@ -534,7 +555,7 @@ class Round:
             old_level = levels[suit]
             levels[suit] = _LEVEL_AFTER[cid]
         self._phase = Phase.DRAW
-        self._stack.append((PUT_DOWNS[cid * 2 + discard], index, old_level, was_public))
+        self._stack.append(_PutDownUndo(PUT_DOWNS[cid * 2 + discard], index, old_level, was_public))
 
     def _draw(self, suit: int) -> None:
         p = self._to_move
@@ -544,7 +565,7 @@ class Round:
             cid = self._discards[suit].pop()
             self._public[p].add(cid)
         self._hands[p].append(cid)
-        self._stack.append((DRAWS[suit + 1], cid, self._discarded_suit, 0))
+        self._stack.append(_DrawUndo(DRAWS[suit + 1], cid, self._discarded_suit))
         self._discarded_suit = -1
         self.turns_played += 1
         if not self._deck:
@@ -555,36 +576,38 @@ class Round:
 
     def pop(self) -> Move:
         """Undo the last move and return it."""
-        move, a, b, c = self._stack.pop()
-        if isinstance(move, PutDown):
-            index, old_level, was_public = a, b, c
+        undo = self._stack.pop()
+        if type(undo) is _PutDownUndo:
+            put_down = undo.move
             p = self._to_move
-            cid = move.card.id
+            cid = put_down.card.id
             suit = _SUIT_OF[cid]
-            if move.discard:
+            if put_down.discard:
                 self._discards[suit].pop()
                 self._discarded_suit = -1
             else:
                 self._exps[p][suit].pop()
-                self._levels[p][suit] = old_level
-            self._hands[p].insert(index, cid)
-            if was_public:
+                self._levels[p][suit] = undo.old_level
+            self._hands[p].insert(undo.hand_index, cid)
+            if undo.was_public:
                 self._public[p].add(cid)
             self._phase = Phase.PUT_DOWN
+            return put_down
+        assert type(undo) is _DrawUndo
+        draw = undo.move
+        cid = undo.card_id
+        p = self._to_move if self._phase is Phase.OVER else 1 - self._to_move
+        self._hands[p].pop()
+        if draw.suit is None:
+            self._deck.append(cid)
         else:
-            cid, discarded_suit = a, b
-            p = self._to_move if self._phase is Phase.OVER else 1 - self._to_move
-            self._hands[p].pop()
-            if move.suit is None:
-                self._deck.append(cid)
-            else:
-                self._discards[move.suit].append(cid)
-                self._public[p].discard(cid)
-            self._discarded_suit = discarded_suit
-            self._to_move = p
-            self._phase = Phase.DRAW
-            self.turns_played -= 1
-        return move
+            self._discards[draw.suit].append(cid)
+            self._public[p].discard(cid)
+        self._discarded_suit = undo.discarded_suit
+        self._to_move = p
+        self._phase = Phase.DRAW
+        self.turns_played -= 1
+        return draw
 
     # -- partial knowledge
 
