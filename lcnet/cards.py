@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 import random as _random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -34,6 +34,8 @@ WAGER_COPIES: Final = 3
 CARDS_PER_SUIT: Final = WAGER_COPIES + len(NUMBER_RANKS)  # 12
 DEFAULT_SUITS: Final = 5
 ALLOWED_SUIT_COUNTS: Final = (5, 6)
+HAND_SIZE: Final = 8
+"""Cards dealt to each player, with 5 or 6 suits alike (RULES.md)."""
 
 
 class Suit(enum.IntEnum):
@@ -203,6 +205,6 @@ def shuffled_deck(
     return deck
 
 
-def sort_hand(cards: Sequence[Card]) -> list[Card]:
-    """A hand in display order: by suit, then wagers, then rank."""
+def sort_hand(cards: Iterable[Card]) -> list[Card]:
+    """Cards in display order: by suit, then wagers, then rank (their id order)."""
     return sorted(cards, key=lambda c: c.id)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Final, NoReturn
 
 from lcnet import group, hashing
-from lcnet.cards import ALL_CARDS, Card, deck_size
+from lcnet.cards import ALL_CARDS, HAND_SIZE, Card, deck_size
 from lcnet.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from lcnet.seat import Seat
 
@@ -68,8 +68,6 @@ __all__ = [
     "verify_side",
 ]
 
-HAND_SIZE: Final = 8
-"""Cards dealt to each player (RULES.md: 8, with 5 or 6 suits)."""
 
 FIRST_DRAW_POSITION: Final = 2 * HAND_SIZE
 """The draw pile starts after both hands: the first deck draw takes position 16."""

@@ -30,15 +30,23 @@ from lcnet.cards import (
     ALLOWED_SUIT_COUNTS,
     CARDS_PER_SUIT,
     DEFAULT_SUITS,
+    HAND_SIZE,
     Card,
     Suit,
     deck_size,
     format_cards,
     shuffled_deck,
+    sort_hand,
 )
-from lcnet.errors import IllegalMoveError, IllegalReason, InvalidCardError, InvalidMoveError
+from lcnet.errors import (
+    IllegalMoveError,
+    IllegalReason,
+    InvalidCardError,
+    InvalidMoveError,
+    InvalidSetupError,
+    MatchStateError,
+)
 
-HAND_SIZE: Final = 8
 PLAYERS: Final = 2
 EXPEDITION_COST: Final = 20
 """An expedition starts 20 points in debt."""
@@ -247,14 +255,6 @@ def _value_of_ids(ids: Sequence[int]) -> int:
     return value
 
 
-def can_extend(expedition: Sequence[Card], card: Card) -> bool:
-    """Whether ``card`` may be played onto ``expedition`` (same suit assumed)."""
-    level = 0
-    for c in expedition:
-        level = _LEVEL_AFTER[c.id]
-    return level < _THRESHOLD[card.id]
-
-
 # --------------------------------------------------------------------- round
 
 
@@ -332,9 +332,9 @@ class Round:
             or len(ids) != deck_size(suit_count)
             or sorted(ids) != list(range(len(ids)))
         ):
-            raise ValueError("deck_order must be a permutation of a whole 5- or 6-suit deck")
+            raise InvalidSetupError("deck_order must be a permutation of a whole 5- or 6-suit deck")
         if starter not in (0, 1):
-            raise ValueError(f"the starter is player 0 or 1, not {starter!r}")
+            raise InvalidSetupError(f"the starter is player 0 or 1, not {starter!r}")
         r = cls()
         r.suit_count = suit_count
         r._hands = [ids[:HAND_SIZE], ids[HAND_SIZE : 2 * HAND_SIZE]]
@@ -422,7 +422,7 @@ class Round:
 
     def public_hand_cards(self, player: int) -> list[Card]:
         """Cards in ``player``'s hand that the opponent knows (taken from discard piles)."""
-        return sorted((ALL_CARDS[i] for i in self._public[player]), key=lambda c: c.id)
+        return sort_hand(ALL_CARDS[i] for i in self._public[player])
 
     @property
     def move_stack(self) -> list[Move]:
@@ -511,9 +511,7 @@ class Round:
             exp = self.expedition(self._to_move, move.card.suit)
             return f"the {move.card.suit} expedition is {format_cards(exp)}"
         if reason is IllegalReason.CARD_NOT_IN_HAND:
-            return (
-                f"the hand is {format_cards(sorted(self.hand(self._to_move), key=lambda c: c.id))}"
-            )
+            return f"the hand is {format_cards(sort_hand(self.hand(self._to_move)))}"
         return ""
 
     # -- making and unmaking moves
@@ -634,7 +632,9 @@ class Round:
                 if cid in self._public[0] or cid in self._public[1]:
                     break
                 return where, where.index(cid)
-        raise ValueError(f"{ALL_CARDS[cid]} is not hidden (not in the draw pile or a hidden hand)")
+        raise InvalidSetupError(
+            f"{ALL_CARDS[cid]} is not hidden (not in the draw pile or a hidden hand)"
+        )
 
     # -- fast random playout (the inner loop of the search bots)
 
@@ -726,7 +726,7 @@ class Round:
         return View(
             seat=seat,
             suit_count=self.suit_count,
-            hand=tuple(sorted((ALL_CARDS[i] for i in self._hands[seat]), key=lambda c: c.id)),
+            hand=tuple(sort_hand(ALL_CARDS[i] for i in self._hands[seat])),
             expeditions=tuple(
                 tuple(tuple(ALL_CARDS[i] for i in e) for e in self._exps[p]) for p in range(PLAYERS)
             ),
@@ -746,9 +746,7 @@ class Round:
             exps = "  ".join(
                 f"{s.letter}:{format_cards(self.expedition(p, s)) or '-'}" for s in self.suits
             )
-            lines.append(
-                f"player {p} hand: {format_cards(sorted(self.hand(p), key=lambda c: c.id))}"
-            )
+            lines.append(f"player {p} hand: {format_cards(sort_hand(self.hand(p)))}")
             lines.append(f"player {p} expeditions: {exps}")
         tops = "  ".join(
             f"{s.letter}:{ALL_CARDS[self._discards[s][-1]] if self._discards[s] else '-'}"
@@ -939,11 +937,11 @@ class Match:
 
     def __post_init__(self) -> None:
         if self.rounds < 1:
-            raise ValueError(f"a match has at least one round, not {self.rounds}")
+            raise InvalidSetupError(f"a match has at least one round, not {self.rounds}")
         if self.suit_count not in ALLOWED_SUIT_COUNTS:
-            raise ValueError(f"a game has 5 or 6 suits, not {self.suit_count}")
+            raise InvalidSetupError(f"a game has 5 or 6 suits, not {self.suit_count}")
         if self.first_starter not in (0, 1):
-            raise ValueError(f"the starter is player 0 or 1, not {self.first_starter!r}")
+            raise InvalidSetupError(f"the starter is player 0 or 1, not {self.first_starter!r}")
 
     @property
     def totals(self) -> tuple[int, int]:
@@ -972,20 +970,20 @@ class Match:
     def start_round(self) -> int:
         """Note that the next round starts and return its starter."""
         if self.is_over:
-            raise ValueError("the match is over")
+            raise MatchStateError("the match is over")
         if len(self.starters) > len(self.round_scores):
-            raise ValueError("the current round has not been recorded yet")
+            raise MatchStateError("the current round has not been recorded yet")
         starter = self.next_starter()
         self.starters.append(starter)
         return starter
 
     def record_round(self, scores: tuple[int, int]) -> None:
         if len(self.starters) != len(self.round_scores) + 1:
-            raise ValueError("start_round() must be called before record_round()")
+            raise MatchStateError("start_round() must be called before record_round()")
         self.round_scores.append((int(scores[0]), int(scores[1])))
 
     def outcome(self) -> Outcome:
         if not self.is_over:
-            raise ValueError("the match is not over")
+            raise MatchStateError("the match is not over")
         a, b = self.totals
         return Outcome((a, b), None if a == b else (0 if a > b else 1))

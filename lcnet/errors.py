@@ -29,6 +29,16 @@ class InvalidMoveError(LcnetError, ValueError):
     """Text that is not a move in lcnet's move notation."""
 
 
+class InvalidSetupError(LcnetError, ValueError):
+    """A round or a match set up with values the rules do not have (a deck
+    that is not a whole deck, a third player, no rounds): a caller's bug."""
+
+
+class MatchStateError(LcnetError):
+    """A match asked for what its state does not allow (a round after the
+    last, a result before the end): a caller's bug."""
+
+
 class IllegalReason(enum.Enum):
     """Why a well-formed move is not allowed in the current position."""
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lcnet import audit, identity
-from lcnet.cards import Card, format_cards
+from lcnet.cards import Card, format_cards, sort_hand
 from lcnet.engine import Round, Turn
 from lcnet.replaylog import ReplayContents, TornTail
 from lcnet.seat import Seat
@@ -208,7 +208,7 @@ def render_text(record: MatchRecord, position: Position, perspective: Seat | Non
         lines.append(f"  {record.name(seat)} ({seat}): {exps}  round {score:+d}, match {total:+d}")
         show = position.hands_known and (perspective is None or perspective is seat)
         if show:
-            hand = sorted(table.hand(int(seat)), key=lambda c: c.id)
+            hand = sort_hand(table.hand(int(seat)))
             lines.append(f"    hand: {format_cards(hand)}")
         else:
             known = table.public_hand_cards(int(seat))

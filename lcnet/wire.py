@@ -32,6 +32,7 @@ import nacl.exceptions
 import nacl.signing
 
 from lcnet import hashing
+from lcnet.cards import HAND_SIZE
 from lcnet.errors import RemoteProtocolError
 
 PROTOCOL_VERSION: Final = (1, 0)
@@ -62,7 +63,6 @@ KEY_SIZE: Final = 32
 HASH_SIZE: Final = hashing.DIGEST_SIZE
 SIGNATURE_SIZE: Final = 64
 POINT_SIZE: Final = 32
-HAND_SIZE: Final = 8
 MAX_DECK: Final = 72
 
 FRAME_SIGNATURE_TAG: Final = b"lcnet/v1/frame\x00"

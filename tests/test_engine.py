@@ -17,7 +17,13 @@ from lcnet.engine import (
     expedition_value,
     move_from_code,
 )
-from lcnet.errors import IllegalMoveError, IllegalReason, InvalidMoveError
+from lcnet.errors import (
+    IllegalMoveError,
+    IllegalReason,
+    InvalidMoveError,
+    InvalidSetupError,
+    MatchStateError,
+)
 from tests.helpers import cards, deal
 
 # ------------------------------------------------------------------- scoring
@@ -225,9 +231,9 @@ def test_deal_follows_the_dealing_convention() -> None:
 def test_deal_rejects_a_deck_that_is_not_a_whole_deck() -> None:
     r = Round.new(3)
     full = [*r.hand(0), *r.hand(1), *r.draw_pile()]
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidSetupError):
         Round.deal(full[:-1])
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidSetupError):
         Round.deal([*full[:-1], full[0]])
 
 
@@ -382,5 +388,5 @@ def test_a_match_is_three_rounds_by_default() -> None:
         m.start_round()
         m.record_round((0, 1))
     assert m.is_over
-    with pytest.raises(ValueError):
+    with pytest.raises(MatchStateError):
         m.start_round()

@@ -30,7 +30,7 @@ import random
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from lcnet.cards import ALL_CARDS, CARDS_PER_SUIT, WAGER_COPIES
+from lcnet.cards import ALL_CARDS, CARDS_PER_SUIT, WAGER_COPIES, sort_hand
 from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, View
 
 # ---------------------------------------------------------------- card tables
@@ -364,7 +364,7 @@ class Determinizer:
         sim = Sim(view.suit_count)
         sim.to_move = view.to_move
         sim.hands[me] = [c.id for c in view.hand]
-        self.known = [c.id for c in sorted(view.opponent_known, key=lambda c: c.id)]
+        self.known = [c.id for c in sort_hand(view.opponent_known)]
         sim.hands[other] = self.known[:]
         for who in (0, 1):
             for exp in view.expeditions[who]:
