@@ -402,7 +402,9 @@ def _judge_crossed_dispute(
     bad = None
     info = observer.dispute
     if info is not None and info.detected_by is None:
-        bad = _bad_from_dispute(observer, info, frames, dispute.raw)
+        # The accused frame is before the dispute, or the dispute itself
+        # (an accuser's own bad seed), whose bytes are the evidence.
+        bad = _bad_from_dispute(observer, info, frames[: dispute.seq], dispute.raw)
     verdict = _verdict(observer, bad, count, torn)
     if verdict.dispute is not None:
         verdict.dispute += f" (the dispute crossed frame {dispute.seq} in flight)"
@@ -601,6 +603,17 @@ def repair(damaged: ReplayContents, other: ReplayContents, source: str) -> Repai
             f"no frame follows the damage at byte {runs[-1][0].offset}, so how many frames "
             f"it hid is unknown, and {source} holds no frame after position {len(merged) - 1}",
         )
+    # The other file's frames must be this match's: each one taken, and the
+    # frame after it, must chain on the frame before (PROTOCOL §7.2).
+    for position in sorted({*filled, *(p + 1 for p in filled if p + 1 < len(merged))}):
+        if position and not _chains(merged[position - 1], merged[position]):
+            return Repair(
+                source,
+                [],
+                None,
+                f"{source} diverges from this file at position {position} (its frames there "
+                "do not chain with this file's), so it cannot fill the gap",
+            )
     repaired = ReplayContents(
         header=damaged.header,
         frames=merged,
@@ -611,6 +624,16 @@ def repair(damaged: ReplayContents, other: ReplayContents, source: str) -> Repai
         unknown=damaged.unknown,
     )
     return Repair(source, filled, repaired)
+
+
+def _chains(before: bytes, after: bytes) -> bool:
+    """Whether frame ``after`` names frame ``before`` as its predecessor."""
+    try:
+        first = wire.decode_frame(before, allow_unknown_fields=True)
+        second = wire.decode_frame(after, allow_unknown_fields=True)
+    except wire.MalformedFrame:
+        return False
+    return second.prev == first.hash
 
 
 def audit_pair(

@@ -292,6 +292,8 @@ class NetPeer:
         return await self._updates.get()
 
     async def play(self, turn: Turn) -> None:
+        if self._failure is not None:
+            raise self._failure
         if not self._session.awaiting_decision:
             raise LocalProtocolError("it is not your move")
         try:
@@ -300,12 +302,18 @@ class NetPeer:
             self._fail(LocalFailure.of(exc, self.replay_path))
             raise
         self._commit(step)
+        if self._failure is not None:  # the move could not be recorded: it was not sent
+            raise self._failure
 
     async def resign(self) -> None:
+        if self._failure is not None:
+            raise self._failure
         if self._session.is_over:
             return
         if self._session.speaker is self._seat:
             self._commit(self._session.resign())
+            if self._failure is not None:
+                raise self._failure
         else:
             self._resign_pending = True
             self._notice("you will resign as soon as it is your turn to speak")
@@ -376,6 +384,8 @@ class NetPeer:
                 return
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
+        if self._failure is not None:
+            return  # stopped: nothing more is answered, resent or recorded
         session = self._session
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=session.peer_minor > 0)
@@ -520,6 +530,29 @@ class NetPeer:
 
     def _commit(self, step: Step) -> None:
         """Record a step in the replay file, then send its frames (in that order)."""
+        try:
+            self._record(step)
+        except (OSError, UserError) as exc:
+            # Unrecorded frames must never leave (nor be sent again by a sync):
+            # the session forgets them and the peer stops, the file as it was.
+            self._session.abandon(step, f"the replay file could not be written: {exc}")
+            self._fail(LocalFailure.of(exc, self.replay_path))
+            return
+        for frame in step.outgoing:
+            self._send(frame.raw)
+        for event in step.events:
+            self._updates.put_nowait(Update(event=event))
+            if isinstance(event, MatchEnded | DisputeRaised):
+                self._ended.set()
+        self._refresh_status()
+        session = self._session
+        if self._resign_pending and not session.is_over and session.speaker is self._seat:
+            self._resign_pending = False
+            self._commit(session.resign())
+        if session.is_over:
+            self._send_sync(force=True)
+
+    def _record(self, step: Step) -> None:
         if (
             self._writer is None
             and self._open_writer is not None
@@ -535,19 +568,6 @@ class NetPeer:
                 evidence=step.evidence.raw if step.evidence is not None else None,
                 sent=[frame.raw for frame in step.outgoing],
             )
-        for frame in step.outgoing:
-            self._send(frame.raw)
-        for event in step.events:
-            self._updates.put_nowait(Update(event=event))
-            if isinstance(event, MatchEnded | DisputeRaised):
-                self._ended.set()
-        self._refresh_status()
-        session = self._session
-        if self._resign_pending and not session.is_over and session.speaker is self._seat:
-            self._resign_pending = False
-            self._commit(session.resign())
-        if session.is_over:
-            self._send_sync(force=True)
 
     def _send(self, raw: bytes) -> None:
         if self._seat is Seat.JOINER:

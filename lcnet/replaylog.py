@@ -34,6 +34,7 @@ once the match is over.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import fcntl
 import os
@@ -73,6 +74,10 @@ class RecordKind(enum.IntEnum):
 
 
 _KIND_VALUES: Final = frozenset(int(k) for k in RecordKind)
+
+
+UNKNOWN_SEAT: Final = "unknown"
+"""The seat of a file whose header record is damaged."""
 
 
 class ReplayFileError(UserError):
@@ -306,13 +311,14 @@ def parse_replay(data: bytes) -> ReplayContents:
         damage.append(Damage(offset, resume, reason))
         offset = resume
     if not records and damage and damage[0].offset == len(MAGIC):
-        raise ReplayFileError(
-            f"the replay file's header record is damaged ({damage[0].reason}); "
-            f"{sum(d.records_after for d in damage)} intact records follow it"
-        )
-    if not records or records[0][0] != RecordKind.HEADER:
+        # The header is lost but intact records follow: damage like any other
+        # (the frames need no header; the other player's file can repair them).
+        header = ReplayHeader(seat=UNKNOWN_SEAT, created="", software="")
+        records.append((RecordKind.HEADER, b""))
+    elif not records or records[0][0] != RecordKind.HEADER:
         raise ReplayFileError("the replay file has no header record")
-    header = ReplayHeader.from_payload(records[0][1])
+    else:
+        header = ReplayHeader.from_payload(records[0][1])
     contents = ReplayContents(header=header, torn=torn, damage=damage, unknown=unknown)
     for kind, payload in records[1:]:
         if kind == RecordKind.FRAME:
@@ -394,6 +400,7 @@ class ReplayWriter:
         self.path = path
         self._fd = fd
         self.frames_written = 0
+        self._broken: str | None = None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -444,11 +451,27 @@ class ReplayWriter:
         return writer, contents
 
     def _write(self, data: bytes, *, sync: bool = True) -> None:
-        written = os.write(self._fd, data)
-        if written != len(data):  # a regular file takes a whole write or fails
-            raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
-        if sync:
-            os.fsync(self._fd)
+        """Append ``data`` whole, or not at all.
+
+        A write that fails (a full disk) or comes up short is cut off again,
+        so the file stays the last good state and is never damaged in its
+        middle by the next record; the writer then refuses to write more.
+        """
+        if self._broken is not None:
+            raise OSError(f"{self.path}: not written, an earlier write failed ({self._broken})")
+        size = os.fstat(self._fd).st_size
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):  # a regular file takes a whole write or fails
+                raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
+            if sync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self._broken = str(exc)
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, size)
+                os.fsync(self._fd)
+            raise
 
     def append_step(
         self,

@@ -317,7 +317,7 @@ class Session:
     @property
     def awaiting_decision(self) -> bool:
         """Whether this peer must now choose a move (:meth:`play`) or resign."""
-        return self.phase is Phase.MOVE and self.speaker is self.seat
+        return self.phase is Phase.MOVE and self.speaker is self.seat and self.failure is None
 
     @property
     def head(self) -> bytes | None:
@@ -364,6 +364,7 @@ class Session:
 
     def play(self, turn: Turn) -> Step:
         """Make ``turn`` as this peer's move (checked; raises IllegalMoveError)."""
+        self._require_working()
         if not self.awaiting_decision:
             raise LocalProtocolError("it is not this peer's move")
         assert self.round is not None and self.round.table is not None
@@ -388,6 +389,7 @@ class Session:
 
     def control(self, message: wire.Message) -> wire.Frame:
         """A signed control frame (sync, ping, pong) for this match."""
+        self._require_working()
         if not message.CONTROL or self.game_id is None or self._signing_key is None:
             raise LocalProtocolError("control frames need a game id and a signing key")
         return wire.make_frame(message, self._signing_key, game=self.game_id)
@@ -439,21 +441,50 @@ class Session:
             step.accepted = frame
             try:
                 self._apply(frame, author, step)
-            except Violation as exc:
-                if not self._proven_against_peer(exc.seat):
+            except (Violation, deal.DeckProtocolError) as exc:
+                violation = self._as_violation(exc, frame)
+                if not self._proven_against_peer(violation.seat):
                     raise
-                self._fail(exc, frame, step, in_chain=True)
-                return step
-            except deal.DeckProtocolError as exc:
-                if not self._proven_against_peer(exc.seat):
-                    raise
-                seq = self._seq_of_deck_item(exc, frame)
-                violation = Violation(str(exc), seat=exc.seat, seq=seq)
-                self._fail(violation, frame, step, in_chain=True)
+                self._fail(self._earliest(violation, frame), frame, step, in_chain=True)
                 return step
             if self.seat is not None and not self.is_over and not self._restoring:
                 self._auto(step)
         return step
+
+    def _as_violation(
+        self, exc: Violation | deal.DeckProtocolError, frame: wire.Frame
+    ) -> Violation:
+        if isinstance(exc, Violation):
+            return exc
+        return Violation(str(exc), seat=exc.seat, seq=self._seq_of_deck_item(exc, frame))
+
+    def _earliest(self, violation: Violation, frame: wire.Frame) -> Violation:
+        """The first bad frame in transcript order: an observer's postponed
+        checks of earlier frames come first (PROTOCOL §6.4), so that its verdict
+        is the one of an auditor that checks everything at once."""
+        track = self.round
+        if self.seat is not None or track is None:
+            return violation
+        try:
+            track.deck.run_deferred()
+        except (Violation, deal.DeckProtocolError) as exc:
+            earlier = self._as_violation(exc, frame)
+            if (
+                earlier.seq is not None
+                and violation.seq is not None
+                and earlier.seq < violation.seq
+            ):
+                return earlier
+        return violation
+
+    def abandon(self, step: Step, reason: str) -> None:
+        """The caller could not record ``step`` (its replay file refused the
+        write): forget the step's frames and stop for good, as for a fault of
+        this program, so that nothing unrecorded is ever sent or sent again."""
+        frames = [*([step.accepted] if step.accepted is not None else []), *step.outgoing]
+        if frames and self.chain[-len(frames) :] == frames:
+            del self.chain[-len(frames) :]
+        self.failure = reason
 
     def _proven_against_peer(self, offender: Seat) -> bool:
         """Whether a fault found is the other player's (an observer judges both)."""
@@ -596,6 +627,9 @@ class Session:
         """Why ``frame`` does not extend this transcript at its position, if it does not."""
         seq = frame.seq
         if not seq:
+            # Frame 0 has no header: a different one is the start of another game.
+            if self.chain and frame.raw != self.chain[0].raw:
+                return "a different first frame (another game)"
             return None
         if frame.game != self.game_id:
             return "a frame of another game (or another run of this game's opening)"

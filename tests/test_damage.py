@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import audit
+from lcnet import audit, wire
 from lcnet.cli import main
-from lcnet.replaylog import MAGIC, read_replay
+from lcnet.replaylog import MAGIC, ReplayHeader, read_replay, write_replay
+from lcnet.seat import Seat
+from tests.cheaters import Table
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 HOST = SAMPLES / "sample-complete-host.lcnet"
@@ -292,3 +294,41 @@ def test_resume_refuses_a_damaged_file_and_leaves_it_untouched(
     assert "damaged at bytes" in err and "left untouched" in err
     assert f"lcnet audit {path} OTHER-FILE" in err
     assert path.read_bytes() == before
+
+
+def test_a_twin_that_diverges_at_the_damage_cannot_repair_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The host signed a resignation at position g in its own file, while the
+    # joiner's file holds the host's move there; the joiner's record of g is
+    # damaged. Taking g from the host's file would not chain with the joiner's
+    # g + 1: the verdict stays damaged (not a merged transcript that breaks).
+    table = Table(tmp_path, seed=5)
+    table.run()
+    table.close()
+    frames = read_replay(table.paths[Seat.JOINER]).frames
+    host_key = table.host.keys[Seat.HOST]
+    g = next(
+        i
+        for i, raw in enumerate(frames)
+        if i > 20
+        and isinstance(wire.decode_frame(raw).message, wire.MoveMsg)
+        and wire.decode_frame(raw).signed_by(host_key)
+    )
+    prev = wire.decode_frame(frames[g - 1]).hash
+    resign = wire.make_frame(
+        wire.Resign(), table.keys[Seat.HOST], seq=g, prev=prev, game=table.host.game_id
+    )
+    header = ReplayHeader(seat="host", created="x", software="x")
+    host_file = write_replay(tmp_path / "host2.lcnet", header, [*frames[:g], resign.raw])
+    clean = write_replay(
+        tmp_path / "joiner-clean.lcnet",
+        ReplayHeader(seat="joiner", created="x", software="x"),
+        frames,
+    )
+    damaged = tmp_path / "joiner-damaged.lcnet"
+    damaged_copy(clean, damaged, g)
+    assert main(["audit", str(damaged), str(host_file), "--json"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["files"][0]["verdict"] == "damaged"
+    assert f"diverges from this file at position {g + 1}" in json.dumps(out)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from lcnet import replaylog
 from lcnet.replaylog import (
     MAGIC,
     ReplayFileError,
@@ -274,3 +275,27 @@ def test_a_side_file_that_is_a_directory_is_a_clear_error(tmp_path: Path) -> Non
     secret_path(replay).mkdir()
     with pytest.raises(ReplayFileError, match="cannot read the side file"):
         read_secret(replay)
+
+
+def test_a_failed_write_is_cut_off_and_the_writer_writes_no_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "f.lcnet"
+    writer = ReplayWriter.create(path, ReplayHeader(seat="host", created="x", software="x"))
+    writer.append_frame(b"A" * 100)
+    good = path.read_bytes()
+    real_write = os.write
+
+    def half(fd: int, data: bytes) -> int:  # what a full disk does
+        return real_write(fd, data[: len(data) // 2])
+
+    monkeypatch.setattr(replaylog.os, "write", half)
+    with pytest.raises(OSError, match="short write"):
+        writer.append_frame(b"B" * 100)
+    monkeypatch.undo()
+    assert path.read_bytes() == good  # the half record is gone again
+    with pytest.raises(OSError, match="an earlier write failed"):
+        writer.append_note({"x": 1})
+    writer.close()
+    contents = read_replay(path)
+    assert contents.frames == [b"A" * 100] and not contents.damage and contents.torn is None

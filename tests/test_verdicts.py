@@ -17,10 +17,10 @@ import zmq.asyncio
 
 from lcnet import audit, deal, wire
 from lcnet.group import GROUP_ORDER, GroupError
-from lcnet.net import LocalFailure
+from lcnet.net import LocalFailure, NetPeer
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session, SessionFailed
+from lcnet.session import FrameDropped, MatchOptions, Session, SessionFailed
 from tests.cheaters import Cheater, Table, Tamper
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -286,3 +286,138 @@ def test_a_hello_with_the_host_s_own_key_is_refused_as_the_joiner_s_fault() -> N
     assert host.failure is None and not step.outgoing
     assert host.dispute is not None and host.dispute.offender is JOINER
     assert "the host's own key" in host.dispute.reason
+
+
+# ----------------------------------------- what an independent review found
+
+
+def test_after_a_fault_of_its_own_a_session_signs_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _held_table(tmp_path, JOINER)
+    joiner = table.joiner
+    original = Session._on_move
+    calls: list[int] = []
+
+    def faulty(self: Session, frame: wire.Frame, author: Seat, step: Any) -> Any:
+        if self is joiner and author is JOINER and not calls:
+            calls.append(1)
+            raise RuntimeError("injected")
+        return original(self, frame, author, step)
+
+    monkeypatch.setattr(Session, "_on_move", faulty)
+    view = joiner.view()
+    assert view is not None
+    with pytest.raises(SessionFailed):
+        joiner.play(table.bots[JOINER].choose_turn(view))
+    assert not joiner.awaiting_decision
+    with pytest.raises(SessionFailed):
+        joiner.play(table.bots[JOINER].choose_turn(view))
+    with pytest.raises(SessionFailed):
+        joiner.control(wire.Ping(n=1))
+
+
+class _Socket:
+    """Stands in for the ZeroMQ socket: keeps what would have been sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def send_multipart(self, parts: list[bytes], flags: int = 0) -> None:
+        self.sent.append(parts[-1])
+
+
+def test_a_move_that_could_not_be_written_is_never_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _held_table(tmp_path, JOINER)
+    joiner = table.joiner
+    writer = table.writers[JOINER]
+    sock = _Socket()
+    peer = NetPeer(joiner, sock, writer=writer)  # type: ignore[arg-type]
+    frames_before = joiner.next_seq
+
+    def full_disk(**parts: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer, "append_step", full_disk)
+    view = joiner.view()
+    assert view is not None
+
+    async def play() -> None:
+        with pytest.raises(LocalFailure, match="No space left"):
+            await peer.play(table.bots[JOINER].choose_turn(view))
+
+    asyncio.run(play())
+    assert not sock.sent and joiner.next_seq == frames_before
+    assert isinstance(peer.failure, LocalFailure)
+    # The waiting host asks for what it misses: nothing unrecorded goes out.
+    host = table.host
+    peer._handle(b"", host.control(wire.Sync(have=host.next_seq, head=host.head)).raw)
+    assert not [raw for raw in sock.sent if not wire.decode_frame(raw).message.CONTROL]
+    monkeypatch.undo()
+    table.close()
+    assert read_replay(table.paths[JOINER]).frames == [f.raw for f in joiner.chain]
+
+
+def test_an_earlier_postponed_fault_is_reported_before_a_later_one(tmp_path: Path) -> None:
+    # The joiner plays a hidden card with a key in range that opens no card
+    # (an observer postpones that opening); the next frame has a key out of
+    # range (found at once). The first bad frame is the joiner's move.
+    table = Table(
+        tmp_path,
+        seed=31,
+        cheater=JOINER,
+        tamper=_once(_bad_play_key((GROUP_ORDER - 1).to_bytes(32, "little"))),
+    )
+    table.run()
+    dispute = table.host.dispute
+    assert dispute is not None and dispute.offender is JOINER
+    move = table.host.chain[dispute.seq]
+    later = wire.make_frame(
+        wire.Ack(key=bytes(32)),
+        table.keys[HOST],
+        seq=dispute.seq + 1,
+        prev=move.hash,
+        game=table.host.game_id,
+    )
+    frames = [f.raw for f in table.host.chain[: dispute.seq + 1]] + [later.raw]
+    verdict = audit.audit_frames(frames)
+    assert verdict.kind is audit.VerdictKind.INVALID, verdict.summary
+    assert verdict.bad is not None and verdict.bad.seq == dispute.seq
+    assert verdict.bad.signer is not None and verdict.bad.signer.seat is JOINER
+
+
+def test_another_first_frame_is_another_game_and_proves_nothing(tmp_path: Path) -> None:
+    table = Table(tmp_path, seed=3)
+    table.run(until=lambda t: t.joiner.next_seq > 5)
+    key = table.keys[HOST]
+    other_hello = wire.make_frame(
+        wire.Hello(v=[1, 0], name="x", key=bytes(key.verify_key), coin=bytes(32)), key, seq=0
+    )
+    step = table.inject(JOINER, other_hello.raw)
+    assert table.joiner.dispute is None and step.evidence is None
+    assert any(isinstance(e, FrameDropped) for e in step.events)
+
+
+def test_a_crossed_dispute_that_exposes_its_accuser_shows_the_dispute_as_evidence(
+    tmp_path: Path,
+) -> None:
+    table = _held_table(tmp_path, JOINER)
+    host = table.host
+    position = host.next_seq
+    accused = next(f for f in reversed(host.chain) if f.signed_by(host.keys[JOINER]))
+    assert accused.seq is not None
+    dispute = _sign(
+        table,
+        HOST,
+        wire.Dispute(about=accused.seq, frame=accused.hash, reason="lie", seed=b"\x07" * 32),
+        position,
+    )
+    table.play(JOINER)
+    table.inject(JOINER, dispute.raw)
+    verdict = table.audit(JOINER)
+    assert verdict.kind is audit.VerdictKind.INVALID, verdict.summary
+    assert verdict.bad is not None and verdict.bad.seq == position
+    assert verdict.bad.signer is not None and verdict.bad.signer.seat is HOST
+    assert bytes.fromhex(verdict.bad.evidence) == dispute.raw
