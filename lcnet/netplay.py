@@ -25,7 +25,7 @@ import zmq.asyncio
 from lcnet import __version__, deal, hashing, identity, wire
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
-from lcnet.errors import UserError
+from lcnet.errors import UsageError, UserError
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
@@ -112,6 +112,24 @@ def check_replays_dir(directory: Path) -> None:
         raise UserError(
             f"cannot save matches in {directory}: {reason}; choose another place with --replays"
         ) from None
+
+
+def refuse_empty_input(player: Player) -> None:
+    """In line mode, stop before anything starts if standard input is empty.
+
+    ``lcnet play < /dev/null`` would otherwise start a match (files, a bot's
+    process, a deal) only to leave it at once; ``lcnet host < /dev/null``
+    would wait for an opponent whose moves nobody could answer.
+    """
+    if player.bot is not None or sys.stdin is None or sys.stdin.isatty():
+        return
+    from lcnet.ui.lines import input_is_empty
+
+    if input_is_empty(sys.stdin):
+        raise UsageError(
+            "standard input is empty, so no match was started: give the moves one per "
+            "line (e.g. printf 'board\\nresign\\n' | lcnet play), or run in a terminal"
+        )
 
 
 def _load_identity(player: Player) -> identity.Identity:
@@ -217,6 +235,7 @@ async def host_match(
     player: Player,
     on_listening: Callable[[str, int], None] | None = None,
 ) -> int:
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
@@ -247,6 +266,7 @@ async def host_match(
 
 
 async def join_match(*, host: str, port: int, player: Player) -> int:
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
@@ -461,6 +481,7 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
         "--peer-timeout",
         str(player.timing.peer_timeout),
     ]
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     bot = await BotPeerProcess.start(arguments, spec)
     player.extra_header = {"opponent_bot": spec}
