@@ -129,4 +129,6 @@ def test_the_readme_line_mode_example_works(tmp_path: Path) -> None:
     assert "you resigned" in out
     files = sorted((tmp_path / "replays").glob("*.lcnet"))
     assert len(files) == 2 and not list((tmp_path / "replays").glob("*.secret"))
+    host, joiner = files  # one match: the same name but the seat
+    assert host.name.removesuffix("host.lcnet") == joiner.name.removesuffix("joiner.lcnet")
     assert audit.audit_file(files[0]).kind is audit.VerdictKind.VALID
