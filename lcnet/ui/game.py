@@ -16,7 +16,12 @@ Keys (the help screen, ``?``, says the same):
 * ``:`` (or Tab) types a command: a whole turn such as ``+r7 deck`` or
   ``-b3 g``, a put-down alone (``+r7``), ``help``, ``resign``, ``quit``;
   typing ``+`` or ``-`` starts such a command directly;
+* ``m`` lists every move of the round, both players, in order;
 * ``R`` resigns and ``q`` or Ctrl-C quits, each after a confirmation.
+
+Below 80x24 the board cannot fit: a screen says the size to make the
+terminal, and the board comes back on resize. Wider terminals give the
+status bar and the messages their whole width (a long message wraps).
 
 An illegal choice is never ignored: the message line says which rule
 forbids it (the engine's :class:`~lcnet.errors.IllegalMoveError` reason).

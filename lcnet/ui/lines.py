@@ -10,7 +10,9 @@ comes. End of input quits cleanly, leaving an unfinished match resumable.
 
 So ``printf '+r7 deck\\n-b3 g\\n' | lcnet play`` plays two turns (if they are
 legal when their turn comes). Lines are only read when a move is due, so a
-script's lines map to its moves.
+script's lines map to its moves. A put-down alone (``+r7``) waits for its
+draw on the next line. An empty input (``< /dev/null``) starts no match
+(:func:`input_is_empty`, checked before anything starts).
 """
 
 from __future__ import annotations
