@@ -25,7 +25,7 @@ import zmq.asyncio
 from lcnet import __version__, deal, hashing, identity, wire
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
-from lcnet.errors import UserError
+from lcnet.errors import UsageError, UserError
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
@@ -71,10 +71,22 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+GAME_NAME_DIGITS: Final = 8
+"""Hex digits of the game id in a replay file's name."""
+
+
 def replay_name(session: Session) -> str:
+    """``GAME-SEAT.lcnet``: the same match part in both players' files.
+
+    The name is made from what both players share, the game id (the hash of
+    the first frame), so the host's and the joiner's files of one match
+    differ only in their seat. No time is in the name: the two programs'
+    clocks never agree to the second (nor do they start in the same second),
+    and no frame carries a time. When the match started is in the file's
+    header (``created``); listings sort by it.
+    """
     assert session.game_id is not None and session.seat is not None
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{session.game_id.hex()[:8]}-{session.seat}.lcnet"
+    return f"{session.game_id.hex()[:GAME_NAME_DIGITS]}-{session.seat}.lcnet"
 
 
 def _writer_factory(
@@ -112,6 +124,24 @@ def check_replays_dir(directory: Path) -> None:
         raise UserError(
             f"cannot save matches in {directory}: {reason}; choose another place with --replays"
         ) from None
+
+
+def refuse_empty_input(player: Player) -> None:
+    """In line mode, stop before anything starts if standard input is empty.
+
+    ``lcnet play < /dev/null`` would otherwise start a match (files, a bot's
+    process, a deal) only to leave it at once; ``lcnet host < /dev/null``
+    would wait for an opponent whose moves nobody could answer.
+    """
+    if player.bot is not None or sys.stdin is None or sys.stdin.isatty():
+        return
+    from lcnet.ui.lines import input_is_empty
+
+    if input_is_empty(sys.stdin):
+        raise UsageError(
+            "standard input is empty, so no match was started: give the moves one per "
+            "line (e.g. printf 'board\\nresign\\n' | lcnet play), or run in a terminal"
+        )
 
 
 def _load_identity(player: Player) -> identity.Identity:
@@ -217,6 +247,7 @@ async def host_match(
     player: Player,
     on_listening: Callable[[str, int], None] | None = None,
 ) -> int:
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
@@ -247,6 +278,7 @@ async def host_match(
 
 
 async def join_match(*, host: str, port: int, player: Player) -> int:
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
@@ -461,6 +493,7 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
         "--peer-timeout",
         str(player.timing.peer_timeout),
     ]
+    refuse_empty_input(player)
     check_replays_dir(player.replays)
     bot = await BotPeerProcess.start(arguments, spec)
     player.extra_header = {"opponent_bot": spec}
@@ -477,9 +510,10 @@ async def resume_against_bot(
     if not contents.frames:
         raise UserError(f"{path} holds no frame of a match")
     game = hashing.game_id(contents.frames[0]).hex()[:8]
-    bot_files = sorted(path.parent.glob(f"*-{game}-host.lcnet"))
+    # ``GAME-host.lcnet``, or ``STAMP-GAME-host.lcnet`` as older versions named it.
+    bot_files = sorted(path.parent.glob(f"*{game}-host.lcnet"))
     if not bot_files:
-        raise UserError(f"the bot's replay file (…-{game}-host.lcnet) is not next to {path}")
+        raise UserError(f"the bot's replay file ({game}-host.lcnet) is not next to {path}")
     arguments = [
         "resume",
         str(bot_files[0]),
@@ -523,7 +557,7 @@ def unfinished_matches(
     found: list[Unfinished] = []
     if not directory.is_dir():
         return found
-    for path in sorted(directory.glob("*.lcnet"), reverse=True):
+    for path in directory.glob("*.lcnet"):
         if not secret_path(path).exists() or in_use(path):
             continue  # finished, not ours to resume, or being played right now
         try:
@@ -538,6 +572,8 @@ def unfinished_matches(
         found.append(
             Unfinished(path, contents, _opponent_name(contents, role), contents.header.created)
         )
+    # Newest first: by when each match started (the names carry no time).
+    found.sort(key=lambda u: (u.created, u.path.name), reverse=True)
     return found
 
 

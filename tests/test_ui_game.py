@@ -153,7 +153,7 @@ def test_a_card_not_in_hand_and_bad_notation_are_explained() -> None:
         missing = next(c for c in view.unseen_cards())
         keys.send_text(f":+{missing} deck\r")
         await wait_until(ui, lambda: ui.message_is_error, "an explanation")
-        assert "not in the player's hand" in ui.message
+        assert "not in your hand" in ui.message
         keys.send_text(":+zz now\r")
         await wait_until(ui, lambda: "not a turn" in ui.message, "a notation error")
         await quit_confirmed(ui, keys)

@@ -189,3 +189,27 @@ def test_the_line_mode_is_chosen_when_stdin_is_not_a_terminal(
     code = asyncio.run(asyncio.wait_for(run_match_ui(client), TIMEOUT))
     assert code == EXIT_UNFINISHED
     assert out.getvalue().startswith("lcnet line mode")
+
+
+def put_down_first(view: View) -> str:
+    return f"-{view.hand[0]}"
+
+
+def test_a_put_down_alone_asks_for_the_draw_and_the_next_line_completes_the_turn() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, [put_down_first, "deck"]))
+    assert code == EXIT_UNFINISHED
+    assert "not a turn" not in out
+    assert ": now the draw: deck" in out
+    assert out.count("you discarded") == 1
+
+
+def test_a_card_not_in_hand_is_not_in_your_hand() -> None:
+    client = local_client()
+
+    def missing(view: View) -> str:
+        return f"+{next(iter(view.unseen_cards()))} deck"
+
+    _code, out = run(client, ScriptInput(client, [missing]))
+    assert "not in your hand" in out
+    assert "the player's hand" not in out

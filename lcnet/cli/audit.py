@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from lcnet import audit
-from lcnet.replaylog import read_replay
+from lcnet.replaylog import ReplayContents, ReplayFileError, read_replay
 
 DESCRIPTION = """\
 Re-verify a match from its replay file alone: framing, every signature, the
@@ -42,7 +42,7 @@ intact part proves a fault, the strongest wins: 1 (a proof of a fault stands
 whatever else is wrong), then 2 (cannot be judged whole), then 3, then 0.
 
 examples:
-  lcnet audit replays/2026-11-29-1849-3f2a9c1b-host.lcnet
+  lcnet audit replays/3f2a9c1b-host.lcnet
   lcnet audit mine.lcnet theirs.lcnet --json
 """
 
@@ -63,7 +63,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     paths = [args.file] if args.file2 is None else [args.file, args.file2]
-    contents = [read_replay(path) for path in paths]
+    contents: list[ReplayContents] = []
+    for path in paths:
+        try:
+            contents.append(read_replay(path))
+        except ReplayFileError as exc:
+            return _unreadable(path, exc, as_json=args.json)
     comparison: audit.Comparison | None = None
     if len(contents) == 2:
         verdicts, comparison = audit.audit_pair(contents[0], contents[1], (paths[0], paths[1]))
@@ -90,6 +95,21 @@ def run(args: argparse.Namespace) -> int:
         if comparison is not None:
             print(f"both files: {comparison.summary}")
     return code
+
+
+def _unreadable(path: str, exc: ReplayFileError, *, as_json: bool) -> int:
+    """A file that cannot be read at all: the error names it (as JSON with --json)."""
+    reason = str(exc)
+    message = reason if path in reason else f"{path}: {reason}"
+    if not as_json:
+        raise ReplayFileError(message) from None
+    print(
+        json.dumps(
+            {"file": path, "verdict": "unreadable", "error": message, "exit_code": exc.exit_code},
+            indent=2,
+        )
+    )
+    return exc.exit_code
 
 
 def _json(

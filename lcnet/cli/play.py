@@ -27,7 +27,9 @@ examples:
   lcnet play                    against mcts, the strongest bot
   lcnet play --bot greedy       an easier opponent
   lcnet play --suits 6 --rounds 1
-  printf '+r7 deck\\n' | lcnet play   line mode (see `help` inside for commands)
+  printf 'board\\nresign\\n' | lcnet play --bot greedy
+                                line mode: prints the table, then resigns
+                                (`help` inside lists the commands)
 
 In the game: arrows or 1-8 select a card, p plays it, d discards it, then
 choose the draw: Enter for the deck or a suit letter for its discard pile.

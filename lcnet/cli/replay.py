@@ -40,7 +40,7 @@ EPILOG = """\
 exit status: 0 shown, 2 missing or unreadable file
 
 examples:
-  lcnet replay replays/2026-11-29-1849-3f2a9c1b-host.lcnet
+  lcnet replay replays/3f2a9c1b-host.lcnet
   lcnet replay match.lcnet --seat both        start with both hands open
   lcnet replay match.lcnet --text | less      the whole match as text
   lcnet replay match.lcnet --text --seat joiner > joiner-view.txt

@@ -24,9 +24,9 @@ resumed together with the bot.
 
 EPILOG = """\
 examples:
-  lcnet resume replays/20261129-193658-fe4a4d8d-joiner.lcnet
-  lcnet resume replays/20261129-193658-fe4a4d8d-host.lcnet --port 50000
-  lcnet resume replays/...-joiner.lcnet --connect 192.168.1.30:48150
+  lcnet resume replays/fe4a4d8d-joiner.lcnet
+  lcnet resume replays/fe4a4d8d-host.lcnet --port 50000
+  lcnet resume replays/fe4a4d8d-joiner.lcnet --connect 192.168.1.30:48150
 """
 
 

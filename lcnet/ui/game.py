@@ -16,7 +16,12 @@ Keys (the help screen, ``?``, says the same):
 * ``:`` (or Tab) types a command: a whole turn such as ``+r7 deck`` or
   ``-b3 g``, a put-down alone (``+r7``), ``help``, ``resign``, ``quit``;
   typing ``+`` or ``-`` starts such a command directly;
+* ``m`` lists every move of the round, both players, in order;
 * ``R`` resigns and ``q`` or Ctrl-C quits, each after a confirmation.
+
+Below 80x24 the board cannot fit: a screen says the size to make the
+terminal, and the board comes back on resize. Wider terminals give the
+status bar and the messages their whole width (a long message wraps).
 
 An illegal choice is never ignored: the message line says which rule
 forbids it (the engine's :class:`~lcnet.errors.IllegalMoveError` reason).
@@ -37,7 +42,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
@@ -48,6 +53,7 @@ from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
 from lcnet.session import DisputeRaised, MatchEnded, RoundVerified
 from lcnet.ui.board import (
+    SCREEN_HEIGHT,
     SCREEN_WIDTH,
     SUIT_NAMES,
     DrawChoices,
@@ -75,12 +81,19 @@ TEXT_WIDTH: Final = SCREEN_WIDTH - 2
 """Wrapped messages leave a margin of one column on each side."""
 BANNER_LINES: Final = 2
 """Room for the disconnected or dispute banner above the board."""
+MIN_COLUMNS: Final = SCREEN_WIDTH
+MIN_ROWS: Final = SCREEN_HEIGHT
+"""The smallest terminal the board fits (6 suits, a banner, every line): below
+it a screen asks for a larger one, and the board comes back on resize."""
+MESSAGE_ROWS: Final = 3
+"""A long message wraps onto at most this many rows."""
+HISTORY_KEY: Final = "m"
 HELP_TEXT: Final = """\
 Put down one card (on your expedition or its discard pile), then draw one.
 Expeditions rise: wagers (H) first, then higher numbers. Each scores
 (sum - 20) x (1 + wagers), and 20 more with 8 or more cards.
 
-Left/Right, 1-9  choose a card (a + under it: it fits your expedition)
+Left/Right, 1-8  choose a card (a + under it: it fits your expedition)
 p                play it on its expedition
 d or x           discard it onto its suit's pile
 then d or Enter  draw from the draw pile,
@@ -92,7 +105,7 @@ then d or Enter  draw from the draw pile,
   -b3 g          discard b3, take the top card of the green pile
   play gH2, draw r   the long form; +r7 alone waits for the draw
   help  resign  quit
-R resign   q or Ctrl-C quit (a running match asks first)   ? this help
+R resign  m this round's moves  q or Ctrl-C quit (asks first)  ? this help
 
 Press Esc, Enter or ? to go back."""
 
@@ -139,6 +152,9 @@ class GameUI:
         self.put_down: PutDown | None = None
         self.sending = False
         self.help_open = False
+        self.history_open = False
+        self.history_scroll = 0
+        """Rows of the move history hidden below the screen (0: the latest move shows)."""
         self.confirm: Confirm | None = None
         self.screens: list[Screen] = []
         self.message = ""
@@ -381,14 +397,28 @@ class GameUI:
             ],
             height=1,
         )
-        root = HSplit(
+        game = HSplit(
             [
                 Window(FormattedTextControl(self._title), height=1, style="class:title"),
                 self.body_window,
                 Window(FormattedTextControl(self._action), height=1),
-                Window(FormattedTextControl(self._message), height=1),
+                Window(
+                    FormattedTextControl(self._message),
+                    height=lambda: self._message_rows(),
+                    wrap_lines=True,
+                ),
                 command_line,
                 Window(FormattedTextControl(self._status), height=1, style="class:status"),
+            ]
+        )
+        too_small = Condition(self.too_small)
+        root = HSplit(
+            [
+                ConditionalContainer(game, filter=~too_small),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._too_small_text), wrap_lines=True),
+                    filter=too_small,
+                ),
             ]
         )
         return Application(
@@ -402,6 +432,42 @@ class GameUI:
             mouse_support=False,
         )
 
+    def size(self) -> tuple[int, int]:
+        """The terminal's columns and rows, as the output reports them now."""
+        size = self.app.output.get_size()
+        return size.columns, size.rows
+
+    def width(self) -> int:
+        """Columns for the full-width lines (the terminal's, never below the board's)."""
+        return max(self.size()[0], SCREEN_WIDTH)
+
+    def too_small(self) -> bool:
+        """Whether the board cannot fit: then a screen asks for a larger terminal."""
+        columns, rows = self.size()
+        return columns < MIN_COLUMNS or rows < MIN_ROWS
+
+    def _too_small_text(self) -> StyleAndTextTuples:
+        columns, rows = self.size()
+        paragraphs = [
+            ("class:banner.warning", "The terminal is too small for the board."),
+            (
+                "",
+                f"It is {columns}×{rows}: make the terminal at least {MIN_COLUMNS}×{MIN_ROWS} "
+                "(a larger window or a smaller font). The board comes back as soon as it fits.",
+            ),
+            (
+                ("class:banner.warning", _plain(self._action()))
+                if self.confirm is not None
+                else ("class:dim", "q quits.")
+            ),
+        ]
+        lines: list[Line] = [
+            [(style, line)]
+            for style, text in paragraphs
+            for line in textwrap.wrap(text, max(columns, 10))
+        ]
+        return join_lines(lines)
+
     def _title(self) -> StyleAndTextTuples:
         session = self.client.session
         left = "lcnet"
@@ -409,11 +475,13 @@ class GameUI:
             left += f"  round {session.round_number} of {self.tracker.rounds}"
             left += f"  turn {len(self.tracker.turns) + 1}"
         right = f"you ({self.client.seat}) vs {clip(self.tracker.opponent, 24)} "
-        return spread([("", f" {left}")], [("", right)])
+        return spread([("", f" {left}")], [("", right)], self.width())
 
     def _body(self) -> StyleAndTextTuples:
         if self.help_open:
             return [("", HELP_TEXT)]
+        if self.history_open:
+            return join_lines(self._history_lines())
         if self.screens:
             return join_lines(self._screen_lines(self.screens[0]))
         lines = self._banner()
@@ -442,6 +510,33 @@ class GameUI:
             if move:
                 lines.append([("class:dim", "  last: "), ("", clip(move, TEXT_WIDTH - 8))])
         return join_lines(lines)
+
+    def _history_lines(self) -> list[Line]:
+        """Every turn of this round, both players, in order (the latest at the bottom)."""
+        tracker = self.tracker
+        round_number = self.client.session.round_number
+        head: list[Line] = [
+            [("class:banner", f" {f'Round {round_number}: every move, in order':<{TEXT_WIDTH}} ")]
+        ]
+        moves = tracker.history()
+        rows: list[Line] = [
+            [("class:dim", f"{number:>4}  "), ("", text)]
+            for number, text in enumerate(moves, start=1)
+        ]
+        if not rows:
+            rows = [[("class:dim", "  no move yet in this round")]]
+        foot: list[Line] = [
+            [("class:dim", "  Up/Down, PageUp/PageDown: scroll   m, Esc or Enter: back")]
+        ]
+        room = max(self._body_rows() - len(head) - len(foot), 1)
+        self.history_scroll = max(0, min(self.history_scroll, len(rows) - room))
+        end = len(rows) - self.history_scroll
+        shown = rows[max(0, end - room) : end]
+        return [*head, *shown, *foot]
+
+    def _body_rows(self) -> int:
+        """Rows between the title and the lines below the board."""
+        return self.size()[1] - 5 - (self._message_rows() - 1)
 
     def _banner(self) -> list[Line]:
         tracker = self.tracker
@@ -560,7 +655,7 @@ class GameUI:
             return [("class:banner.warning", f"Quit the unfinished match ({later})? y/n")]
         if self.confirm is Confirm.RESIGN:
             return [("class:banner.warning", f"Resign? {self.tracker.opponent} wins. y/n")]
-        if self.help_open or self.screens:
+        if self.help_open or self.history_open or self.screens:
             return []
         if self.app.layout.has_focus(self.command):
             return [("class:dim", "type a turn (+r7 deck, -b3 g), help, resign or quit; Esc: back")]
@@ -581,7 +676,13 @@ class GameUI:
         )
         return [
             (suit_class(card.suit), f"{card}"),
-            ("", clip(f"  {play}  d: discard  arrows, 1-{len(self.hand())}: choose", 76)),
+            (
+                "",
+                clip(
+                    f"  {play}  d: discard  arrows, 1-{len(self.hand())}: choose",
+                    self.width() - len(str(card)),
+                ),
+            ),
         ]
 
     def _draw_action(self) -> StyleAndTextTuples:
@@ -606,7 +707,13 @@ class GameUI:
 
     def _message(self) -> StyleAndTextTuples:
         style = "class:error" if self.message_is_error else "class:notice"
-        return [(style, clip(self.message, SCREEN_WIDTH))]
+        rows = self._message_rows()
+        # Wrapped by the window at the terminal's width; cut only past its rows.
+        return [(style, clip(self.message, rows * self.size()[0]))]
+
+    def _message_rows(self) -> int:
+        columns = max(self.size()[0], 1)
+        return max(1, min(MESSAGE_ROWS, -(-len(self.message) // columns)))
 
     def _command_prompt_text(self) -> str:
         return "> " if self.app.layout.has_focus(self.command) else ":  "
@@ -615,8 +722,8 @@ class GameUI:
         return [("class:label", self._command_prompt_text())]
 
     def _status(self) -> StyleAndTextTuples:
-        keys = "q quit " if self.tracker.over else "? help  : type  R resign  q quit "
-        return spread([("class:status.turn", f" {self._state_text()}")], [("", keys)])
+        keys = "q quit " if self.tracker.over else "? help  m moves  : type  R resign  q quit "
+        return spread([("class:status.turn", f" {self._state_text()}")], [("", keys)], self.width())
 
     def _state_text(self) -> str:
         tracker = self.tracker
@@ -632,6 +739,8 @@ class GameUI:
             return f"{clip(tracker.opponent, 20)} is disconnected"
         if tracker.status in (Status.CONNECTING, Status.WAITING_FOR_PEER):
             return "waiting for the opponent"
+        if self.screens and self.screens[0].summary is not None:
+            return f"round {self.screens[0].summary.round} is over: Enter goes on"
         if self.sending:
             return "sending your move..."
         if self.my_move():
@@ -648,7 +757,9 @@ class GameUI:
         confirming = Condition(lambda: self.confirm is not None)
         helping = Condition(lambda: self.help_open)
         on_screen = Condition(lambda: bool(self.screens))
-        board = ~typing & ~confirming & ~helping & ~on_screen
+        history = Condition(lambda: self.history_open) & ~helping & ~confirming
+        small = Condition(self.too_small)
+        board = ~typing & ~confirming & ~helping & ~on_screen & ~history & ~small
         card_stage = board & Condition(lambda: self.stage is Stage.CARD)
         draw_stage = board & Condition(lambda: self.stage is Stage.DRAW)
 
@@ -701,6 +812,46 @@ class GameUI:
             """Show the help screen."""
             self.help_open = True
             self._changed()
+
+        @kb.add("m", filter=board)
+        def _history(event: KeyPressEvent) -> None:
+            """Show every move of this round, both players, in order."""
+            self.history_open = True
+            self.history_scroll = 0
+            self._changed()
+
+        @kb.add("m", filter=history)
+        @kb.add("escape", filter=history)
+        @kb.add("enter", filter=history)
+        def _close_history(event: KeyPressEvent) -> None:
+            """Close the move history."""
+            self.history_open = False
+            self._changed()
+
+        @kb.add("up", filter=history)
+        @kb.add("down", filter=history)
+        @kb.add("pageup", filter=history)
+        @kb.add("pagedown", filter=history)
+        def _scroll_history(event: KeyPressEvent) -> None:
+            """Scroll the move history (Up and PageUp go back in time)."""
+            key = event.key_sequence[0].key
+            step = 1 if key in (Keys.Up, Keys.Down) else max(self._body_rows() - 3, 1)
+            back = key in (Keys.Up, Keys.PageUp)
+            self.history_scroll = max(0, self.history_scroll + (step if back else -step))
+            self._changed()
+
+        @kb.add("enter", filter=card_stage)
+        def _enter_hint(event: KeyPressEvent) -> None:
+            """Enter before p or d: say what chooses the put-down."""
+            card = self.selected_card()
+            if card is None or not self.my_move():
+                self._not_your_move()
+                return
+            self._say(
+                f"{card} is chosen: press p to play it on its expedition or d to discard it, "
+                "then choose the draw",
+                error=True,
+            )
 
         @kb.add("R", filter=board)
         def _resign(event: KeyPressEvent) -> None:
@@ -793,6 +944,10 @@ class GameUI:
         if hand:
             self.selected = (self.selected + delta) % len(hand)
             self._changed()
+
+
+def _plain(fragments: StyleAndTextTuples) -> str:
+    return "".join(fragment[1] for fragment in fragments)
 
 
 def sentence(text: str) -> str:

@@ -10,18 +10,23 @@ comes. End of input quits cleanly, leaving an unfinished match resumable.
 
 So ``printf '+r7 deck\\n-b3 g\\n' | lcnet play`` plays two turns (if they are
 legal when their turn comes). Lines are only read when a move is due, so a
-script's lines map to its moves.
+script's lines map to its moves. A put-down alone (``+r7``) waits for its
+draw on the next line. An empty input (``< /dev/null``) starts no match
+(:func:`input_is_empty`, checked before anything starts).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import select
+import stat
 import threading
 from typing import Any, Final, TextIO
 
 from lcnet.client import MatchClient, Update
-from lcnet.engine import Turn, View
+from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
 from lcnet.session import RoundVerified
 from lcnet.ui.board import board_lines, plain, scoring_lines
@@ -33,11 +38,50 @@ HELP_LINES: Final = (
     "  +r7 deck           play r7 on your red expedition, draw from the draw pile",
     "  -b3 g              discard b3, take the top card of the green pile",
     "  play gH2, draw r   the long form (a wager is H1, H2 or H3)",
+    "  +r7                put r7 down alone; the next line is the draw (deck, or a suit letter)",
     "other commands: board (show the table again), resign, quit (or end of input)",
 )
 QUIT_WORDS: Final = ("quit", "exit", "q")
 HELP_WORDS: Final = ("help", "?", "h")
 BOARD_WORDS: Final = ("board", "show", "b")
+
+
+def input_is_empty(stream: TextIO) -> bool:
+    """Whether ``stream`` is known, without reading it, to hold no line at all.
+
+    True for ``< /dev/null``, an empty file, and a pipe whose writer closed it
+    without writing; False when there is input, and when it cannot be known
+    yet (a pipe still open, whose writer may wait for the board before it
+    writes a move). Nothing is consumed.
+    """
+    try:
+        fd = stream.fileno()
+        info = os.fstat(fd)
+    except (AttributeError, OSError, ValueError):
+        return False
+    if stat.S_ISREG(info.st_mode):
+        return info.st_size <= os.lseek(fd, 0, os.SEEK_CUR)
+    if stat.S_ISCHR(info.st_mode):
+        with contextlib.suppress(OSError):
+            return info.st_rdev == os.stat(os.devnull).st_rdev
+        return False
+    if not stat.S_ISFIFO(info.st_mode) or not hasattr(select, "poll"):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    if not poller.poll(0):
+        return False  # nothing yet, and the writer is still there
+    try:
+        import fcntl
+        import struct
+        import termios
+
+        pending = fcntl.ioctl(fd, termios.FIONREAD, struct.pack("i", 0))
+    except (ImportError, OSError):
+        return False
+    # Ready with no byte to read: the writer closed the pipe, and that is all.
+    count: int = struct.unpack("i", pending)[0]
+    return count == 0
 
 
 class LineReader:
@@ -94,6 +138,8 @@ class LineGame:
         self.reader = LineReader(stdin)
         self.stdout = stdout
         self._shown_at: tuple[int, int] | None = None
+        self.put_down: PutDown | None = None
+        """A put-down typed alone, waiting for its draw on the next line."""
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -202,10 +248,12 @@ class LineGame:
         return None
 
     async def _play(self, words: str) -> None:
+        turn: Turn | None
         try:
             turn = Turn.parse(words)
         except InvalidMoveError as exc:
-            self.say(f"error: {exc}; 'help' shows the notation")
+            turn = self._half_turn(words, exc)
+        if turn is None:
             return
         view = self.client.session.view()
         if view is None or not self.tracker.may_move():
@@ -215,6 +263,7 @@ class LineGame:
         if problem is not None:
             self.say(f"error: {explain(problem)}")
             return
+        self.put_down = None
         self.tracker.note_sent()
         try:
             await self.client.play(turn)
@@ -224,6 +273,36 @@ class LineGame:
         except LcnetError as exc:
             self.tracker.note_not_sent()
             self.say(f"error: the move was not sent: {exc}")
+
+    def _half_turn(self, words: str, not_a_turn: InvalidMoveError) -> Turn | None:
+        """A draw completing the put-down typed before, or a put-down alone (which
+        then waits for its draw); ``None`` when there is nothing to send yet."""
+        if self.put_down is not None:
+            try:
+                return Turn(self.put_down, Draw.parse(words))
+            except InvalidMoveError:
+                pass
+        try:
+            put_down = PutDown.parse(words)
+        except InvalidMoveError:
+            self.say(f"error: {not_a_turn}; 'help' shows the notation")
+            return None
+        view = self.client.session.view()
+        if view is None or not self.tracker.may_move():
+            self.say("error: it is not your move")
+            return None
+        problem = check_choice(view, put_down)
+        if problem is not None:
+            self.say(f"error: {explain(problem)}")
+            return None
+        self.put_down = put_down
+        legal = view.legal_draws(put_down)
+        piles = "".join(
+            f", {d.suit.letter} ({view.top(d.suit)})" for d in legal if d.suit is not None
+        )
+        deck = "deck" if any(d.from_deck for d in legal) else ""
+        self.say(f"{put_down}: now the draw: {deck}{piles}".replace(": , ", ": "))
+        return None
 
     async def _resign(self) -> None:
         try:

@@ -24,7 +24,7 @@ from lcnet import identity
 from lcnet.cards import Card, Suit
 from lcnet.client import MatchClient, Status, Update
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
-from lcnet.errors import IllegalMoveError
+from lcnet.errors import IllegalMoveError, IllegalReason
 from lcnet.seat import Seat
 from lcnet.session import (
     DisputeInfo,
@@ -92,7 +92,10 @@ def check_choice(
 
 def explain(exc: IllegalMoveError) -> str:
     """An illegal move in one sentence: what was tried and which rule forbids it."""
-    text = f"not allowed: {exc.move}: {exc.reason.value}"
+    reason = exc.reason.value
+    if exc.reason is IllegalReason.CARD_NOT_IN_HAND:
+        reason = "the card is not in your hand"  # the engine speaks of "the player"
+    text = f"not allowed: {exc.move}: {reason}"
     return f"{text} ({exc.detail})" if exc.detail else text
 
 
@@ -138,6 +141,10 @@ class MatchTracker:
             Seat(view.to_move) if view is not None and not view.is_over else None
         )
         self.last_moves: dict[Seat, str] = {}
+        self._moves: list[str] = []
+        """This round's turns in words, in order (drawn cards as far as they were shown)."""
+        for seat, turn in self.turns:  # a resumed round: its moves so far, from the transcript
+            self._note_move(seat, describe_turn(self.name(seat), turn, None))
         self.summaries: list[RoundSummary] = []
         self.ended: MatchEnded | None = None
         self.dispute: DisputeInfo | None = session.dispute
@@ -276,16 +283,18 @@ class MatchTracker:
             self.turns = []
             self._to_move = event.starter
             self.last_moves = {}
+            self._moves = []
             who = self.name(event.starter)
             verb = "start" if event.starter is self.me else "starts"
             return [f"round {event.round} of {self.rounds}: {who} {verb}"]
         if isinstance(event, TurnPlayed):
             if event.round != self.round:
                 self.round, self.turns, self.starter = event.round, [], event.seat
+                self._moves = []
             self.turns.append((event.seat, event.turn))
             self._to_move = event.seat.other
             text = describe_turn(self.name(event.seat), event.turn, event.drawn)
-            self.last_moves[event.seat] = text
+            self._note_move(event.seat, text)
             return [text]
         if isinstance(event, RoundVerified):
             return self._round_verified(event)
@@ -298,6 +307,14 @@ class MatchTracker:
             self._to_move = None
             return self.dispute_lines()
         return []  # dropped frames, duplicates, gaps and control frames are the net layer's
+
+    def _note_move(self, seat: Seat, text: str) -> None:
+        self.last_moves[seat] = text
+        self._moves.append(text)
+
+    def history(self) -> list[str]:
+        """Every turn of the current round in words, both players, in order."""
+        return list(self._moves)
 
     def _round_verified(self, event: RoundVerified) -> list[str]:
         before = self.summaries[-1].totals if self.summaries else self._totals_without(event)

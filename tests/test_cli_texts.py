@@ -1,0 +1,112 @@
+"""What the command line says around a match: file names, audit errors, missing packages."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lcnet import netplay
+from lcnet.cli import COMMANDS, main
+from lcnet.seat import Seat
+from tests.test_ui_support import bot_match
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_NAME = re.compile(r"replays/[0-9a-f]{8}-(host|joiner)\.lcnet")
+
+
+def help_text(command: str, capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    return capsys.readouterr().out
+
+
+def test_the_file_names_in_the_help_texts_are_real_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shown = []
+    for command in COMMANDS:
+        for name in re.findall(r"replays/\S+\.lcnet", help_text(command, capsys)):
+            shown.append(name)
+            assert REAL_NAME.fullmatch(name), f"lcnet {command} --help shows {name}"
+    assert len(shown) >= 4  # audit, replay and resume give examples
+
+
+def test_both_files_of_a_match_have_the_same_name_but_the_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Even when the two programs name their files seconds apart (a joiner
+    that waited for its host, two machines' clocks)."""
+    peers = bot_match(rounds=1, suits=5, seed=4)
+    from lcnet import localmatch
+
+    localmatch.run(peers)
+    seconds = count()
+
+    class Clock:
+        @staticmethod
+        def now(tz: Any = None) -> Any:
+            import datetime as real
+
+            return real.datetime(2026, 11, 29, 12, 0, next(seconds) % 60, tzinfo=tz)
+
+    monkeypatch.setattr(netplay, "datetime", Clock)
+    host = netplay.replay_name(peers[Seat.HOST].session)
+    joiner = netplay.replay_name(peers[Seat.JOINER].session)
+    assert host.endswith("-host.lcnet") and joiner.endswith("-joiner.lcnet")
+    assert host.removesuffix("host.lcnet") == joiner.removesuffix("joiner.lcnet")
+    assert REAL_NAME.fullmatch(f"replays/{host}")
+
+
+def test_an_unreadable_file_is_named_in_the_audit_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.lcnet"
+    junk.write_bytes(b"hello")
+    assert main(["audit", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert f"{junk}: not an lcnet replay file" in err
+
+
+def test_audit_errors_are_json_with_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.lcnet"
+    junk.write_bytes(b"hello")
+    missing = tmp_path / "missing.lcnet"
+    for args, bad in (
+        ([str(junk)], junk),
+        ([str(missing)], missing),
+        ([str(ROOT / "replays" / "sample-complete-host.lcnet"), str(junk)], junk),
+    ):
+        assert main(["audit", *args, "--json"]) == 2
+        captured = capsys.readouterr()
+        answer = json.loads(captured.out)
+        assert answer["file"] == str(bad)
+        assert answer["verdict"] == "unreadable" and answer["exit_code"] == 2
+        assert str(bad) in answer["error"]
+        assert captured.err == ""
+
+
+def test_python_m_lcnet_without_its_packages_says_how_to_install(tmp_path: Path) -> None:
+    # -S: no site-packages, as with a system python3 where lcnet's packages are missing.
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-S", "-m", "lcnet", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "is not installed, and lcnet needs it" in done.stderr
+    assert "pip install -e ." in done.stderr
