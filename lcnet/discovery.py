@@ -335,7 +335,7 @@ def announce_interfaces(bound: str, interfaces: Iterable[Interface] | None = Non
 
 def prefer_reachable(addresses: Iterable[str], interfaces: Iterable[Interface]) -> list[str]:
     """``addresses`` ordered for connecting: those in a network of this
-    machine's first, then the other IPv4, then the rest (loopback last)."""
+    machine's first, then the others (IPv4 before IPv6 in each), loopback last."""
     networks = [i.network for i in interfaces if not _is_loopback(i.address)]
 
     def rank(address: str) -> tuple[int, int]:
@@ -346,7 +346,7 @@ def prefer_reachable(addresses: Iterable[str], interfaces: Iterable[Interface]) 
         if ip.is_loopback:
             return (3, 0)
         local = any(ip.version == net.version and ip in net for net in networks)
-        return (0 if local else 1 if ip.version == 4 else 2, 0)
+        return (0 if local else 1, 0 if ip.version == 4 else 1)
 
     unique = list(dict.fromkeys(addresses))
     return sorted(unique, key=rank)
