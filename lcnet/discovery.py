@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 SERVICE_TYPE: Final = "_lcnet._tcp.local."
 """The DNS-SD service type of an lcnet game."""
 
-DEFAULT_LOOK_SECONDS: Final = 2.0
+DEFAULT_LOOK_SECONDS: Final = 1.5
 """How long ``lcnet games`` and ``lcnet join`` listen for answers by default."""
 
 EXIT_NO_GAMES: Final = 4
