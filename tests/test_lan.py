@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from lcnet import audit, identity
 from lcnet.discovery import EXIT_NO_GAMES
 from lcnet.replaylog import read_replay
-from tests.netns import ADDRESS_A, Lan, NamespacesUnavailable, two_namespaces
+from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import (
     DEADLINE,
     HOST_TIMING_ARGS,
@@ -202,5 +203,54 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(
         assert not list((tmp_path / "j" / "replays").glob("*")), "nothing is kept"
         known = identity.known_peers(tmp_path / "j" / "home")
         assert mallory.public_key not in known.values(), "the impostor's key is not remembered"
+
+    asyncio.run(main())
+
+
+WATCHER = """
+import asyncio, sys
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+
+async def main():
+    zc = AsyncZeroconf(interfaces=[sys.argv[1]])
+    def changed(zeroconf, service_type, name, state_change):
+        print(state_change.name, name, flush=True)
+    browser = AsyncServiceBrowser(zc.zeroconf, ["_lcnet._tcp.local."], handlers=[changed])
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await browser.async_cancel()
+    await zc.async_close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_host_stopped_with_ctrl_c_says_goodbye_to_the_network(lan: Lan, tmp_path: Path) -> None:
+    async def main() -> None:
+        host, _ = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
+        watcher = await asyncio.create_subprocess_exec(
+            *Lan.exec_in(lan.b),
+            sys.executable,
+            "-c",
+            WATCHER,
+            ADDRESS_B,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "w"),
+        )
+        try:
+            assert watcher.stdout is not None
+            async with asyncio.timeout(DEADLINE):
+                assert (await watcher.stdout.readline()).startswith(b"Added ")
+                host.send_signal(signal.SIGINT)
+                code, _, err = await finish(host)
+                # Without the goodbye, the watcher would keep the game for its TTL (120 s).
+                assert (await watcher.stdout.readline()).startswith(b"Removed ")
+            assert code == 130 and "Traceback" not in err, err
+        finally:
+            await stop(host)
+            if watcher.returncode is None:
+                await finish(watcher, b"")
+            await stop(watcher)
 
     asyncio.run(main())
