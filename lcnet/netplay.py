@@ -22,7 +22,7 @@ from typing import Any, Final
 
 import zmq.asyncio
 
-from lcnet import __version__, deal, hashing, identity, wire
+from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
 from lcnet.errors import UsageError, UserError
@@ -246,13 +246,16 @@ async def host_match(
     options: MatchOptions,
     player: Player,
     on_listening: Callable[[str, int], None] | None = None,
+    announce: bool = False,
 ) -> int:
+    """Host a new match; ``announce``: tell the LAN about it (see :mod:`lcnet.discovery`)."""
     refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
     master = deal.new_master_secret()
     session = Session.host(me.signing_key, master, name=me.name, options=options)
     context = zmq.asyncio.Context()
+    announcer: discovery.Announcer | None = None
     try:
         sock, actual = bind_host(context, bind, port)
         if on_listening is not None:
@@ -264,20 +267,75 @@ async def host_match(
             "suits": options.suits,
             "rounds": options.rounds,
         }
+        open_writer = _writer_factory(player, master, extra)
+        if announce:
+            announcer = _announce(sock, actual, me, options, player)
+            open_writer = _withdrawing(announcer, open_writer)
         peer = NetPeer(
             session,
             sock,
-            writer=_writer_factory(player, master, extra),
+            writer=open_writer,
             timing=player.timing,
             peer_check=tofu_check(player.home),
             fresh_game=game_ledger(player.home),
         )
         return await run_client(peer, player)
     finally:
+        if announcer is not None:
+            await announcer.aclose()  # the goodbye, also on errors and Ctrl-C
         context.destroy(linger=CLOSE_LINGER_MS)
 
 
-async def join_match(*, host: str, port: int, player: Player) -> int:
+def _announce(
+    sock: zmq.asyncio.Socket,
+    port: int,
+    me: identity.Identity,
+    options: MatchOptions,
+    player: Player,
+) -> discovery.Announcer | None:
+    """Start announcing the game where the socket is bound (none for loopback)."""
+    last = sock.getsockopt(zmq.LAST_ENDPOINT)
+    endpoint = last.decode() if isinstance(last, bytes) else str(last)
+    bound = endpoint.removeprefix("tcp://").rsplit(":", 1)[0]
+    interfaces = discovery.announce_interfaces(bound)
+    if not interfaces:
+        player.say(
+            f"not announced on the local network: bound to {bound}, which no other "
+            "machine can reach through an interface of this one"
+        )
+        return None
+    announcer = discovery.Announcer(
+        interfaces,
+        name=me.name,
+        fingerprint=me.fingerprint,
+        port=port,
+        suits=options.suits,
+        rounds=options.rounds,
+        say=player.say,
+    )
+    announcer.start()
+    return announcer
+
+
+def _withdrawing(
+    announcer: discovery.Announcer | None, open_writer: Callable[[Session], ReplayWriter]
+) -> Callable[[Session], ReplayWriter]:
+    """``open_writer``, which also withdraws the announcement: a host opens its
+    replay file when it accepts its opponent's hello, i.e. when the match starts."""
+
+    def open_and_withdraw(session: Session) -> ReplayWriter:
+        if announcer is not None:
+            announcer.withdraw()
+        return open_writer(session)
+
+    return open_and_withdraw
+
+
+async def join_match(
+    *, host: str, port: int, player: Player, announced: discovery.Game | None = None
+) -> int:
+    """Join the host at ``host:port``; ``announced``: the game as found on the
+    LAN, whose announced key the host must sign with."""
     refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
@@ -287,12 +345,15 @@ async def join_match(*, host: str, port: int, player: Player) -> int:
     try:
         sock = connect_joiner(context, host, port)
         extra = {"role": "joiner", "host": host, "port": port}
+        check = tofu_check(player.home)
+        if announced is not None:
+            check = discovery.announced_key_check(announced, then=check)
         peer = NetPeer(
             session,
             sock,
             writer=_writer_factory(player, master, extra),
             timing=player.timing,
-            peer_check=tofu_check(player.home),
+            peer_check=check,
         )
         return await run_client(peer, player)
     finally:
@@ -492,6 +553,7 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
         str(player.timing.ping_interval),
         "--peer-timeout",
         str(player.timing.peer_timeout),
+        "--no-announce",  # a match on this machine: nothing to tell the network
     ]
     refuse_empty_input(player)
     check_replays_dir(player.replays)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from lcnet import __version__
 from lcnet.errors import LcnetError
 
-COMMANDS = ("play", "host", "join", "resume", "selfplay", "audit", "replay", "id")
+COMMANDS = ("play", "host", "join", "games", "resume", "selfplay", "audit", "replay", "id")
 """Command modules under :mod:`lcnet.cli`, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2

@@ -28,8 +28,10 @@ examples:
   lcnet host --bot mcts          let the built-in bot play for you (someone can
                                  play it from another machine with lcnet join)
 
-The opponent runs `lcnet join THIS-MACHINE-ADDRESS` (and `:PORT` if you chose
-another port). The port must be reachable: open it in your firewall (TCP).
+The game is announced on the local network (multicast DNS), so the opponent
+can run `lcnet join` with no address and pick it; or they run
+`lcnet join THIS-MACHINE-ADDRESS` (and `:PORT` if you chose another port).
+The port must be reachable: open it in your firewall (TCP).
 """
 
 
@@ -58,6 +60,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--rounds", type=int, default=3, metavar="R", help="rounds in the match (default 3)"
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce the game on the local network (it is announced, with your "
+        "name and fingerprint, on the interfaces of the --bind address, never on loopback)",
     )
     add_player_arguments(parser, bot_help="let a built-in bot play this side", connects=False)
     parser.set_defaults(func=run)
@@ -97,6 +105,11 @@ def run(args: argparse.Namespace) -> int:
         )
     return asyncio.run(
         host_match(
-            bind=args.bind, port=args.port, options=options, player=player, on_listening=listening
+            bind=args.bind,
+            port=args.port,
+            options=options,
+            player=player,
+            on_listening=listening,
+            announce=not args.no_announce,
         )
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from lcnet import identity
 from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT, parse_address
 from lcnet.netplay import join_match, offer_resume, resume_match, unfinished_matches
 
@@ -21,6 +22,7 @@ replay file as it goes; if it is interrupted, continue it with `lcnet resume`.
 
 EPILOG = f"""\
 examples:
+  lcnet join                         look for games on the local network, pick one
   lcnet join 192.168.1.20            the host's address (port {DEFAULT_PORT})
   lcnet join 192.168.1.20:50000      another port
   lcnet join [fe80::1%eth0]:50000    IPv6
@@ -36,12 +38,29 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("address", metavar="HOST[:PORT]", help="where `lcnet host` runs")
+    parser.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        nargs="?",
+        help="where `lcnet host` runs (none: look for games on the local network)",
+    )
+    parser.add_argument(
+        "--pick",
+        metavar="GAME",
+        help="with no address: join this one of the games found (its number, its "
+        "player's name or fingerprint) without asking",
+    )
     add_player_arguments(parser, bot_help="let a built-in bot play this side")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.address is None:
+        from lcnet.cli.games import join_found
+
+        return join_found(args)
+    if args.pick is not None:
+        raise UsageError("--pick chooses among the games found when no address is given")
     host, port = parse_address(args.address)
     player = player_from(args)
     me = identity.load_identity()

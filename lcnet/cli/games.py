@@ -1,0 +1,162 @@
+"""``lcnet games``: list the games announced on the local network.
+
+Also the no-address path of ``lcnet join``: look, list, let the player pick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from lcnet import discovery
+from lcnet.discovery import DEFAULT_LOOK_SECONDS, EXIT_NO_GAMES, Game, NoGamesFound
+from lcnet.errors import UsageError, UserError
+
+DESCRIPTION = """\
+Look for games that `lcnet host` announces on the local network (DNS-SD over
+multicast DNS, service type _lcnet._tcp) and list them: the host's name and
+key fingerprint, the address to join, the options, and whether it is waiting
+for an opponent or busy. `lcnet join` with no address does the same and lets
+you pick one.
+"""
+
+EPILOG = f"""\
+examples:
+  lcnet games                    listen {DEFAULT_LOOK_SECONDS:g} s, then list what answered
+  lcnet games --json             the same as JSON, for scripts
+  lcnet games --timeout 5        listen longer (a busy or slow network)
+
+exit status: 0 if at least one game was found, {EXIT_NO_GAMES} if none was
+(with --json, `[]` is printed then), 2 for a wrong command line.
+The search uses this machine's network interfaces other than loopback; a
+firewall must let multicast DNS through (UDP port 5353).
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "games",
+        help="list the games announced on the local network",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print the games as JSON")
+    add_timeout_argument(parser)
+    parser.set_defaults(func=run)
+
+
+def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_LOOK_SECONDS,
+        metavar="S",
+        help=f"seconds to listen for answers (default {DEFAULT_LOOK_SECONDS:g})",
+    )
+
+
+def _look(seconds: float) -> list[Game]:
+    if not 0 < seconds <= 600:
+        raise UsageError(f"--timeout must be more than 0 and at most 600 seconds, not {seconds:g}")
+    return asyncio.run(discovery.find_games(seconds))
+
+
+def _none_found(seconds: float) -> NoGamesFound:
+    return NoGamesFound(
+        f"no lcnet game found on the local network in {seconds:g} s. Is `lcnet host` "
+        "running (without --no-announce) on a machine of this network? A firewall may "
+        "also block multicast DNS (UDP port 5353); then ask the host for its address "
+        "and run `lcnet join ADDRESS`"
+    )
+
+
+def listing(games: list[Game]) -> str:
+    """The numbered list, one game a line."""
+    rows = [
+        (f"{i}.", g.name, g.fingerprint, g.where, g.options(), g.status)
+        for i, g in enumerate(games, 1)
+    ]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return "\n".join(
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        games = _look(args.timeout)
+    except NoGamesFound:
+        if args.json:
+            print("[]", flush=True)
+        raise
+    if args.json:
+        print(json.dumps([g.to_json() for g in games], indent=2), flush=True)
+    elif games:
+        print(f"{len(games)} game(s) on the local network:")
+        print(listing(games))
+        print("join one with: lcnet join (and pick it), or lcnet join ADDRESS:PORT", flush=True)
+    if not games:
+        raise _none_found(args.timeout)
+    return 0
+
+
+def _say(text: str) -> None:
+    print(f"lcnet: {text}", file=sys.stderr, flush=True)
+
+
+def join_found(args: argparse.Namespace) -> int:
+    """``lcnet join`` with no address: look, list, pick, then join the picked game."""
+    from lcnet import identity
+    from lcnet.cli._netargs import player_from
+    from lcnet.netplay import join_match
+
+    player = player_from(args)
+    me = identity.load_identity()
+    seconds = DEFAULT_LOOK_SECONDS
+    _say(f"looking for games on the local network ({seconds:g} s)...")
+    games = _look(seconds)
+    if not games:
+        raise _none_found(seconds)
+    _say(f"{len(games)} game(s) found:")
+    print(listing(games), file=sys.stderr, flush=True)
+    game = _choose(games, args.pick)
+    if not game.joinable:
+        raise UserError(
+            f"the game of {game.name} at {game.where} cannot be joined: {game.status}"
+            + (" (it is playing someone else)" if game.status == discovery.BUSY else "")
+        )
+    _say(
+        f"connecting to {game.name} at {game.where} (announced key {game.fingerprint}) "
+        f"as {me.name}, key fingerprint {me.fingerprint}"
+    )
+    return asyncio.run(join_match(host=game.address, port=game.port, player=player, announced=game))
+
+
+def _choose(games: list[Game], choice: str | None) -> Game:
+    if choice is not None:
+        return discovery.pick(games, choice)
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "standard input is not a terminal, so no game was picked: join one with "
+            "`lcnet join ADDRESS:PORT` (the address above), or `lcnet join --pick N` "
+            "(its number, its player's name or fingerprint)"
+        )
+    default = " (Enter: 1)" if len(games) == 1 else ""
+    while True:
+        try:
+            answer = input(f"join which game? 1-{len(games)}{default}, q to quit: ").strip()
+        except EOFError:
+            raise UserError("no game picked") from None
+        if answer.lower() in ("q", "quit"):
+            raise UserError("no game picked")
+        if not answer and len(games) == 1:
+            answer = "1"
+        try:
+            return discovery.pick(games, answer)
+        except UserError as exc:
+            print(exc, file=sys.stderr, flush=True)

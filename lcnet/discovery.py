@@ -1,0 +1,544 @@
+"""Finding a game on the LAN: DNS-SD over multicast DNS (the ``zeroconf`` package).
+
+``lcnet host`` announces its game as a service of type :data:`SERVICE_TYPE`
+whose TXT record says who hosts (name and key fingerprint), the options
+(suits, rounds), the protocol version and the state (``waiting`` for an
+opponent, or ``busy``). The announcement goes away (DNS-SD "goodbye") when
+the match starts and when the host stops. ``lcnet games`` and ``lcnet join``
+without an address look for such services and list them.
+
+Where packets go. mDNS multicasts on network interfaces, so the choice of
+interfaces is a rule here, not left to the library:
+
+* a host announces only on the interfaces whose address it is bound to: an
+  address bound on one interface announces there, the wildcard (``0.0.0.0``)
+  on every IPv4 interface but loopback, and a host bound to a loopback
+  address (``127.0.0.1``, ``::1``) does not announce at all, since nobody on
+  a LAN could join it (:func:`announce_interfaces`);
+* a search looks on the IPv4 interfaces other than loopback
+  (:func:`browse_interfaces`), and only when the user asks (``lcnet games``,
+  ``lcnet join`` with no address);
+* ``lcnet play`` never announces (its bot hosts on 127.0.0.1 and is also told
+  ``--no-announce``).
+
+An announcement is only a hint about where to connect: the fingerprint it
+gives is checked against the key the host then signs its welcome with
+(:func:`announced_key_check`), and a mismatch refuses the host as an impostor.
+
+``zeroconf`` is imported only when something is announced or looked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from lcnet import __version__, identity, wire
+from lcnet.errors import UserError
+from lcnet.net import NetError, PeerCheck
+from lcnet.seat import Seat
+
+if TYPE_CHECKING:
+    from zeroconf.asyncio import AsyncZeroconf
+
+SERVICE_TYPE: Final = "_lcnet._tcp.local."
+"""The DNS-SD service type of an lcnet game."""
+
+DEFAULT_LOOK_SECONDS: Final = 1.5
+"""How long ``lcnet games`` and ``lcnet join`` listen for answers by default."""
+
+EXIT_NO_GAMES: Final = 4
+"""Exit status of ``lcnet games`` (and ``lcnet join`` without an address) when
+no game was found."""
+
+WAITING: Final = "waiting"
+BUSY: Final = "busy"
+STATES: Final = (WAITING, BUSY)
+
+RECORD_TTL: Final = 120
+"""Seconds other machines may keep the announcement's records (a host that
+vanished without a goodbye drops out of their caches after this)."""
+
+CLOSE_TIMEOUT: Final = 3.0
+"""Seconds a host waits for its goodbye to go out before it stops anyway."""
+
+MAX_LABEL_BYTES: Final = 63
+"""A DNS label, and so a service instance name, is at most 63 bytes."""
+
+
+class NoGamesFound(UserError):
+    """Nothing answered the search (exit status :data:`EXIT_NO_GAMES`)."""
+
+    exit_code = EXIT_NO_GAMES
+
+
+class AnnouncedKeyMismatch(NetError):
+    """The host signed with another key than the one its announcement gave."""
+
+
+# ------------------------------------------------------------------ games
+
+
+@dataclass(frozen=True)
+class Game:
+    """One announced game, as a search found it."""
+
+    instance: str
+    """The service instance name (unique on the network, e.g. ``Alice (3F2A-9C1B)``)."""
+    name: str
+    fingerprint: str
+    addresses: tuple[str, ...]
+    """The host's addresses, the most likely to work from here first."""
+    port: int
+    suits: int
+    rounds: int
+    protocol: tuple[int, int]
+    state: str
+
+    @property
+    def address(self) -> str:
+        return self.addresses[0]
+
+    @property
+    def where(self) -> str:
+        """``ADDRESS:PORT`` as ``lcnet join`` takes it."""
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"{host}:{self.port}"
+
+    @property
+    def compatible(self) -> bool:
+        return self.protocol[0] == wire.PROTOCOL_VERSION[0]
+
+    @property
+    def joinable(self) -> bool:
+        return self.compatible and self.state == WAITING
+
+    @property
+    def status(self) -> str:
+        """``waiting``, ``busy``, or why this lcnet cannot play it."""
+        if not self.compatible:
+            return f"needs lcnet protocol {self.protocol[0]}.{self.protocol[1]}"
+        return self.state
+
+    def options(self) -> str:
+        rounds = "round" if self.rounds == 1 else "rounds"
+        return f"{self.suits} suits, {self.rounds} {rounds}"
+
+    def describe(self) -> str:
+        return f"{self.name}  {self.fingerprint}  {self.where}  {self.options()}  {self.status}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "fingerprint": self.fingerprint,
+            "address": self.address,
+            "port": self.port,
+            "addresses": list(self.addresses),
+            "suits": self.suits,
+            "rounds": self.rounds,
+            "protocol": f"{self.protocol[0]}.{self.protocol[1]}",
+            "state": self.state,
+            "joinable": self.joinable,
+            "instance": self.instance,
+        }
+
+
+def txt_record(name: str, fingerprint: str, suits: int, rounds: int, state: str) -> dict[str, str]:
+    """The TXT record of an announced game."""
+    major, minor = wire.PROTOCOL_VERSION
+    return {
+        "name": name,
+        "fp": fingerprint,
+        "suits": str(suits),
+        "rounds": str(rounds),
+        "v": f"{major}.{minor}",
+        "state": state,
+        "lcnet": __version__,
+    }
+
+
+def game_from_record(
+    instance: str,
+    properties: Mapping[bytes, bytes | None],
+    addresses: Sequence[str],
+    port: int | None,
+) -> Game | None:
+    """The game a resolved service describes, or ``None`` if it is not a usable lcnet game."""
+    text: dict[str, str] = {}
+    for key, value in properties.items():
+        if value is None:
+            continue
+        try:
+            text[key.decode("ascii")] = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    try:
+        name = identity.validate_name(text["name"])
+        suits, rounds = int(text["suits"]), int(text["rounds"])
+        major, _, minor = text["v"].partition(".")
+        protocol = (int(major), int(minor))
+        fingerprint, state = text["fp"], text["state"]
+    except (KeyError, ValueError, UserError):
+        return None
+    if not addresses or port is None or not 0 < port <= 65535 or state not in STATES:
+        return None
+    if suits not in (5, 6) or rounds < 1 or not _is_fingerprint(fingerprint):
+        return None
+    return Game(instance, name, fingerprint, tuple(addresses), port, suits, rounds, protocol, state)
+
+
+def _is_fingerprint(text: str) -> bool:
+    groups = text.split("-")
+    return len(groups) == 4 and all(
+        len(g) == 4 and all(c in "0123456789ABCDEF" for c in g) for g in groups
+    )
+
+
+def instance_label(name: str, fingerprint: str) -> str:
+    """A readable service instance name, at most one DNS label long."""
+    tail = f" ({fingerprint[:9]})"
+    room = MAX_LABEL_BYTES - len(tail.encode())
+    head = name.encode()[:room].decode("utf-8", errors="ignore").replace(".", " ")
+    return head + tail
+
+
+def sort_games(games: Iterable[Game]) -> list[Game]:
+    """Joinable games first, then by name and address: the order lists are numbered in."""
+    return sorted(games, key=lambda g: (not g.joinable, g.name.casefold(), g.where, g.instance))
+
+
+def pick(games: Sequence[Game], choice: str) -> Game:
+    """The game ``choice`` names: its number in the list, its player's name, or
+    the start of its fingerprint."""
+    choice = choice.strip()
+    if choice.isdigit():
+        index = int(choice)
+        if 1 <= index <= len(games):
+            return games[index - 1]
+        raise UserError(f"there is no game {index}: pick a number from 1 to {len(games)}")
+    wanted = choice.replace("-", "").upper()
+    matches = [
+        g
+        for g in games
+        if g.name.casefold() == choice.casefold()
+        or (len(wanted) >= 4 and g.fingerprint.replace("-", "").startswith(wanted))
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UserError(f"no game found matches {choice!r} (a number, a name or a fingerprint)")
+    raise UserError(f"{len(matches)} games match {choice!r}: pick one by its number")
+
+
+def announced_key_check(game: Game, then: PeerCheck | None = None) -> PeerCheck:
+    """A peer check for joining ``game``: the host must sign with the announced key.
+
+    The announcement is unauthenticated, and anyone can answer at an address;
+    so the welcome's key is compared with the fingerprint the player picked.
+    A mismatch refuses the host before anything is played (or remembered);
+    otherwise ``then`` (trust on first use) checks the name and key as usual.
+    """
+
+    def check(seat: Seat, name: str, key: bytes) -> None:
+        presented = identity.fingerprint(key)
+        if seat is Seat.HOST and presented != game.fingerprint:
+            raise AnnouncedKeyMismatch(
+                f"IMPOSTOR? the game found on the network as {game.name!r} at {game.where} "
+                f"announced the key {game.fingerprint}, but the host there signs as "
+                f"{name!r} with the key {presented}. Someone else answered at that "
+                "address, or the announcement was forged; nothing was played. Ask the "
+                "player you meant to join for their fingerprint (`lcnet id`)."
+            )
+        if then is not None:
+            then(seat, name, key)
+
+    return check
+
+
+# ------------------------------------------------------------ interfaces
+
+
+@dataclass(frozen=True)
+class Interface:
+    """An address of this machine and the length of its network prefix."""
+
+    address: str
+    prefix: int
+
+    @property
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        return ipaddress.ip_interface(f"{self.address}/{self.prefix}").network
+
+
+def machine_interfaces() -> list[Interface]:
+    """Every address of this machine's interfaces (IPv6 ones with their scope)."""
+    import ifaddr
+
+    found: list[Interface] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            address = ip.ip[0] if isinstance(ip.ip, tuple) else str(ip.ip)
+            found.append(Interface(address, ip.network_prefix))
+    return found
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def browse_interfaces(interfaces: Iterable[Interface] | None = None) -> list[str]:
+    """Where a search looks: this machine's IPv4 addresses other than loopback."""
+    if interfaces is None:
+        interfaces = machine_interfaces()
+    found: list[str] = []
+    for interface in interfaces:
+        address = interface.address
+        if ":" in address or _is_loopback(address) or address in found:
+            continue
+        found.append(address)
+    return found
+
+
+WILDCARDS: Final = ("", "*", "0.0.0.0", "::")
+
+
+def announce_interfaces(bound: str, interfaces: Iterable[Interface] | None = None) -> list[str]:
+    """Where a host bound to ``bound`` (an IP address, or a wildcard) announces.
+
+    Only on the interfaces whose address it is bound to: the wildcard means
+    every IPv4 interface but loopback; a loopback address means nowhere (no
+    other machine could join it); an address of this machine, its own
+    interface; anything else (a name, an address not of this machine) nowhere.
+    """
+    bound = bound.strip().strip("[]")
+    if bound in WILDCARDS:
+        return browse_interfaces(interfaces)
+    try:
+        address = ipaddress.ip_address(bound.split("%")[0])
+    except ValueError:
+        return []
+    if address.is_loopback or address.is_unspecified:
+        return []
+    if interfaces is None:
+        interfaces = machine_interfaces()
+    mine = {i.address.split("%")[0] for i in interfaces}
+    return [str(address)] if str(address) in mine else []
+
+
+def prefer_reachable(addresses: Iterable[str], interfaces: Iterable[Interface]) -> list[str]:
+    """``addresses`` ordered for connecting: those in a network of this
+    machine's first, then the others (IPv4 before IPv6 in each), loopback last."""
+    networks = [i.network for i in interfaces if not _is_loopback(i.address)]
+
+    def rank(address: str) -> tuple[int, int]:
+        try:
+            ip = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return (4, 0)
+        if ip.is_loopback:
+            return (3, 0)
+        local = any(ip.version == net.version and ip in net for net in networks)
+        return (0 if local else 1, 0 if ip.version == 4 else 1)
+
+    unique = list(dict.fromkeys(addresses))
+    return sorted(unique, key=rank)
+
+
+# ------------------------------------------------------------ announcing
+
+
+class Announcer:
+    """A host's announcement of its game, from :meth:`start` until :meth:`withdraw`.
+
+    Everything runs in the host's event loop; a failure to announce is told
+    to the user and never stops the host (the opponent can still type the
+    address). Nothing is printed while the match runs: a full-screen UI owns
+    the terminal then.
+    """
+
+    def __init__(
+        self,
+        interfaces: list[str],
+        *,
+        name: str,
+        fingerprint: str,
+        port: int,
+        suits: int,
+        rounds: int,
+        say: Callable[[str], None],
+    ) -> None:
+        self.interfaces = interfaces
+        self.name = name
+        self.fingerprint = fingerprint
+        self.port = port
+        self.suits = suits
+        self.rounds = rounds
+        self._say = say
+        self._zc: AsyncZeroconf | None = None
+        self._registering: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
+        self.registered_as: str | None = None
+        """The instance name, once announced (a clash on the network may change it)."""
+        self.failure: str | None = None
+        """Why announcing failed after :meth:`start` returned (said by :meth:`aclose`)."""
+
+    def start(self) -> None:
+        """Begin announcing; the name is probed and announced in the background.
+
+        Says now (before a full-screen UI owns the terminal) what it announces,
+        or why it cannot; a failure later is said by :meth:`aclose`.
+        """
+        from zeroconf.asyncio import AsyncZeroconf
+
+        label = instance_label(self.name, self.fingerprint)
+        where = ", ".join(self.interfaces)
+        try:
+            self._zc = AsyncZeroconf(interfaces=list(self.interfaces))
+        except Exception as exc:
+            self._say(self._failed(exc))
+            return
+        self._say(
+            f"announcing the game on the local network ({where}) as {label!r}: "
+            "`lcnet join` with no address finds it"
+        )
+        self._registering = asyncio.get_running_loop().create_task(self._register(label))
+
+    def _failed(self, exc: BaseException) -> str:
+        return (
+            f"could not announce the game on the local network ({type(exc).__name__}: "
+            f"{exc}); the opponent can still join with the address"
+        )
+
+    async def _register(self, label: str) -> None:
+        from zeroconf import ServiceInfo
+
+        assert self._zc is not None
+        server = f"lcnet-{self.fingerprint.replace('-', '').lower()[:12]}-{self.port}.local."
+        info = ServiceInfo(
+            SERVICE_TYPE,
+            f"{label}.{SERVICE_TYPE}",
+            port=self.port,
+            properties=txt_record(self.name, self.fingerprint, self.suits, self.rounds, WAITING),
+            server=server,
+            parsed_addresses=self.interfaces,
+            host_ttl=RECORD_TTL,
+            other_ttl=RECORD_TTL,
+        )
+        try:
+            done = await self._zc.async_register_service(info, allow_name_change=True)
+            await done
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.failure = self._failed(exc)
+            return
+        self.registered_as = info.name.removesuffix("." + SERVICE_TYPE)
+
+    def withdraw(self) -> asyncio.Task[None]:
+        """Stop announcing (a goodbye to the network); safe to call more than once."""
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_task(self._close())
+        return self._closing
+
+    async def aclose(self) -> None:
+        """Withdraw (if not done yet) and say whether announcing had failed."""
+        with contextlib.suppress(Exception):
+            await self.withdraw()
+        if self.failure is not None:
+            self._say(self.failure)
+            self.failure = None
+
+    async def _close(self) -> None:
+        registering = self._registering
+        if registering is not None and not registering.done():
+            registering.cancel()
+        if registering is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await registering
+        if self._zc is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_TIMEOUT):
+                    await self._zc.async_close()  # sends the goodbye, then closes
+            self._zc = None
+
+
+# ------------------------------------------------------------ searching
+
+
+async def find_games(
+    seconds: float = DEFAULT_LOOK_SECONDS,
+    *,
+    interfaces: list[str] | None = None,
+    on_found: Callable[[Game], None] | None = None,
+) -> list[Game]:
+    """The games announced on the local network, after listening ``seconds``.
+
+    Looks on :func:`browse_interfaces` (or ``interfaces``). ``on_found`` is
+    told of each game as soon as it is resolved.
+    """
+    from zeroconf import ServiceStateChange, Zeroconf
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+    machine = machine_interfaces()
+    where = browse_interfaces(machine) if interfaces is None else interfaces
+    if not where:
+        raise NoGamesFound(
+            "this machine has no network interface other than loopback, so there is "
+            "nowhere to look for games: connect to the network, or join with "
+            "`lcnet join ADDRESS`"
+        )
+    aiozc = AsyncZeroconf(interfaces=list(where))
+    found: dict[str, Game] = {}
+    pending: set[asyncio.Task[None]] = set()
+    loop = asyncio.get_running_loop()
+
+    async def resolve(name: str) -> None:
+        info = AsyncServiceInfo(SERVICE_TYPE, name)
+        if not await info.async_request(aiozc.zeroconf, 3000):
+            return
+        instance = name.removesuffix("." + SERVICE_TYPE)
+        addresses = prefer_reachable(info.parsed_scoped_addresses(), machine)
+        game = game_from_record(instance, info.properties, addresses, info.port)
+        if game is None:
+            return
+        found[name] = game
+        if on_found is not None:
+            on_found(game)
+
+    def changed(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if state_change is ServiceStateChange.Removed:
+            found.pop(name, None)
+            return
+        task = loop.create_task(resolve(name))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    browser = AsyncServiceBrowser(aiozc.zeroconf, [SERVICE_TYPE], handlers=[changed])
+    try:
+        await asyncio.sleep(seconds)  # the search's listening time, as asked
+    finally:
+        await browser.async_cancel()
+        for task in list(pending):
+            task.cancel()
+        for task in list(pending):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await aiozc.async_close()
+    return sort_games(found.values())
+
+
+def look(seconds: float = DEFAULT_LOOK_SECONDS) -> tuple[list[Game], float]:
+    """:func:`find_games` from synchronous code; also the seconds it took."""
+    start = time.monotonic()
+    games = asyncio.run(find_games(seconds))
+    return games, time.monotonic() - start

@@ -1,0 +1,235 @@
+"""Finding games on the LAN, without the network: the interface rule, the TXT
+record, picking, and the announced-key check over loopback.
+
+Nothing here creates an mDNS socket: the interface lists are given, and the
+searches that need a network run in tests/test_lan.py inside namespaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import zmq
+import zmq.asyncio
+
+from lcnet import discovery, identity, netplay
+from lcnet.cli import main
+from lcnet.discovery import Game, Interface
+from lcnet.net import bind_host
+from lcnet.seat import Seat
+from lcnet.session import MatchOptions
+from tests.netutil import LOOPBACK, local_host, local_joiner
+
+MACHINE = [
+    Interface("127.0.0.1", 8),
+    Interface("192.168.1.20", 24),
+    Interface("10.9.0.5", 16),
+    Interface("::1", 128),
+    Interface("fe80::1", 64),
+]
+FP = "3F2A-9C1B-0000-ABCD"
+
+
+def game(**changes: object) -> Game:
+    fields: dict[str, object] = {
+        "instance": "Alice (3F2A-9C1B)",
+        "name": "Alice",
+        "fingerprint": FP,
+        "addresses": ("192.168.1.20",),
+        "port": 48150,
+        "suits": 5,
+        "rounds": 3,
+        "protocol": (1, 0),
+        "state": "waiting",
+    }
+    fields.update(changes)
+    return Game(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("bound", "expected"),
+    [
+        ("127.0.0.1", []),
+        ("127.0.1.1", []),
+        ("::1", []),
+        ("[::1]", []),
+        ("localhost", []),  # a name: nothing (the host announces the address it bound)
+        ("0.0.0.0", ["192.168.1.20", "10.9.0.5"]),
+        ("*", ["192.168.1.20", "10.9.0.5"]),
+        ("192.168.1.20", ["192.168.1.20"]),
+        ("192.168.1.99", []),  # not an address of this machine
+        ("fe80::1", ["fe80::1"]),
+    ],
+)
+def test_a_host_announces_only_on_the_interfaces_it_is_bound_to(
+    bound: str, expected: list[str]
+) -> None:
+    assert discovery.announce_interfaces(bound, MACHINE) == expected
+
+
+def test_a_search_looks_on_ipv4_interfaces_other_than_loopback() -> None:
+    assert discovery.browse_interfaces(MACHINE) == ["192.168.1.20", "10.9.0.5"]
+    assert discovery.browse_interfaces([Interface("127.0.0.1", 8)]) == []
+
+
+def test_a_host_bound_to_loopback_starts_no_announcer(tmp_path: Path) -> None:
+    said: list[str] = []
+
+    async def main_() -> discovery.Announcer | None:
+        ctx = zmq.asyncio.Context()
+        sock, port = bind_host(ctx, LOOPBACK, 0)
+        try:
+            me = identity.load_identity(tmp_path / "home")
+            player = netplay.Player(say=said.append)
+            return netplay._announce(sock, port, me, MatchOptions(), player)
+        finally:
+            sock.close(linger=0)
+            ctx.term()
+
+    assert asyncio.run(main_()) is None
+    assert said and "not announced" in said[0] and "127.0.0.1" in said[0]
+
+
+def test_lcnet_play_tells_its_bot_host_not_to_announce() -> None:
+    import inspect
+
+    assert '"--no-announce"' in inspect.getsource(netplay.play_against_bot)
+
+
+def test_the_txt_record_round_trips_and_bad_records_are_ignored() -> None:
+    txt = discovery.txt_record("Alice", FP, 6, 2, "waiting")
+    raw = {k.encode(): v.encode() for k, v in txt.items()}
+    found = discovery.game_from_record("Alice (3F2A-9C1B)", raw, ["10.0.0.1"], 5000)
+    assert found == game(addresses=("10.0.0.1",), port=5000, suits=6, rounds=2)
+    assert found is not None and found.joinable and found.where == "10.0.0.1:5000"
+    for key, bad in [
+        (b"suits", b"7"),
+        (b"rounds", b"0"),
+        (b"fp", b"not a fingerprint"),
+        (b"state", b"sleeping"),
+        (b"v", b"one"),
+        (b"name", b"   "),
+    ]:
+        assert discovery.game_from_record("x", {**raw, key: bad}, ["10.0.0.1"], 5000) is None
+    assert discovery.game_from_record("x", {**raw, b"name": None}, ["10.0.0.1"], 5000) is None
+    assert discovery.game_from_record("x", raw, [], 5000) is None
+    assert discovery.game_from_record("x", raw, ["10.0.0.1"], None) is None
+    future = discovery.game_from_record("x", {**raw, b"v": b"2.0"}, ["10.0.0.1"], 5000)
+    assert future is not None and not future.joinable and "protocol 2.0" in future.status
+    busy = discovery.game_from_record("x", {**raw, b"state": b"busy"}, ["10.0.0.1"], 5000)
+    assert busy is not None and not busy.joinable and busy.status == "busy"
+
+
+def test_an_instance_name_fits_one_dns_label() -> None:
+    label = discovery.instance_label("É" * 32, FP)
+    assert len(label.encode()) <= discovery.MAX_LABEL_BYTES
+    assert label.endswith("(3F2A-9C1B)")
+    assert "." not in discovery.instance_label("a.b", FP)
+
+
+def test_addresses_in_a_network_of_this_machine_come_first() -> None:
+    order = discovery.prefer_reachable(["127.0.0.1", "172.16.0.9", "fe80::2", "10.9.3.4"], MACHINE)
+    assert order == ["10.9.3.4", "fe80::2", "172.16.0.9", "127.0.0.1"]
+
+
+def test_a_game_is_picked_by_number_name_or_fingerprint() -> None:
+    games = discovery.sort_games(
+        [
+            game(name="Zoe", fingerprint="1111-2222-3333-4444", instance="z"),
+            game(name="Bob", fingerprint="AAAA-BBBB-CCCC-DDDD", instance="b", state="busy"),
+            game(name="Alice", instance="a"),
+        ]
+    )
+    assert [g.name for g in games] == ["Alice", "Zoe", "Bob"]  # joinable first
+    assert discovery.pick(games, "2").name == "Zoe"
+    assert discovery.pick(games, "zoe").name == "Zoe"
+    assert discovery.pick(games, "aaaa-bb").name == "Bob"
+    for wrong in ("0", "4", "Carol", "3F"):
+        with pytest.raises(discovery.UserError):
+            discovery.pick(games, wrong)
+
+
+def test_lcnet_games_with_nowhere_to_look_exits_4(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(discovery, "machine_interfaces", lambda: [Interface("127.0.0.1", 8)])
+    assert main(["games", "--json"]) == discovery.EXIT_NO_GAMES
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and "no network interface other than loopback" in err
+    assert main(["games", "--timeout", "0"]) == 2
+
+
+def test_join_without_an_address_and_without_a_terminal_explains_how_to_pick(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def found(seconds: float) -> list[Game]:
+        return [game()]
+
+    monkeypatch.setattr(discovery, "find_games", found)
+    monkeypatch.setattr("sys.stdin", open("/dev/null"))  # noqa: SIM115
+    assert main(["join", "--bot", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "Alice" in err and FP in err and "192.168.1.20:48150" in err
+    assert "lcnet join ADDRESS:PORT" in err and "--pick" in err
+    assert main(["join", "192.168.1.20", "--pick", "1"]) == 2
+
+
+def test_a_host_that_signs_with_another_key_than_announced_is_refused(tmp_path: Path) -> None:
+    """The announced-key check, through NetPeer's peer check, over loopback."""
+
+    async def main_() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=21)
+        announced = game(fingerprint=identity.fingerprint(b"\x07" * 32))
+        checked: list[str] = []
+
+        def then(seat: Seat, name: str, key: bytes) -> None:
+            checked.append(name)
+
+        joiner = local_joiner(
+            tmp_path / "j",
+            ctx,
+            port,
+            seed=22,
+            peer_check=discovery.announced_key_check(announced, then=then),
+        )
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.wait_for(joiner.play(), 60)
+        finally:
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        failure = joiner.peer.failure
+        assert isinstance(failure, discovery.AnnouncedKeyMismatch)
+        assert announced.fingerprint in str(failure)
+        assert identity.fingerprint(bytes(host.key.verify_key)) in str(failure)
+        assert Seat.HOST not in joiner.session.keys, "the welcome was not taken"
+        assert checked == [], "trust on first use never saw (nor remembered) the impostor"
+
+    asyncio.run(main_())
+
+
+def test_the_announced_key_lets_the_right_host_through(tmp_path: Path) -> None:
+    async def main_() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=23)
+        announced = game(fingerprint=identity.fingerprint(bytes(host.key.verify_key)))
+        joiner = local_joiner(
+            tmp_path / "j", ctx, port, seed=24, peer_check=discovery.announced_key_check(announced)
+        )
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            await asyncio.wait_for(asyncio.gather(host.play(), joiner.play()), 120)
+        finally:
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert joiner.peer.failure is None and joiner.session.sealed
+
+    asyncio.run(main_())

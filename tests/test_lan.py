@@ -1,0 +1,256 @@
+"""A real two-machine LAN: two network namespaces joined by a veth pair.
+
+``lcnet host`` runs in one namespace and ``lcnet games`` / ``lcnet join`` in
+the other: the game is found by multicast DNS over the pair, joined and
+played to the end. Everything sent stays inside the namespaces made here
+(see tests/netns.py); where they cannot be made (not root, no ``ip``), the
+tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lcnet import audit, identity
+from lcnet.discovery import EXIT_NO_GAMES
+from lcnet.replaylog import read_replay
+from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
+from tests.netutil import (
+    DEADLINE,
+    HOST_TIMING_ARGS,
+    TIMING_ARGS,
+    finish,
+    lcnet_env,
+    replay_file,
+    stop,
+    wait_line,
+)
+
+
+@pytest.fixture
+def lan() -> Iterator[Lan]:
+    try:
+        with two_namespaces() as made:
+            yield made
+    except NamespacesUnavailable as exc:
+        pytest.skip(f"no network namespaces here: {exc}")
+
+
+async def spawn_in(
+    namespace: str, args: list[str], directory: Path, *, typed: bool = False
+) -> asyncio.subprocess.Process:
+    """``python -m lcnet ARGS`` inside ``namespace``, with its own LCNET_HOME."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return await asyncio.create_subprocess_exec(
+        *Lan.exec_in(namespace),
+        sys.executable,
+        "-m",
+        "lcnet",
+        *args,
+        stdin=asyncio.subprocess.PIPE if typed else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=lcnet_env(directory / "home"),
+        cwd=directory,
+    )
+
+
+async def spawn_lan_host(
+    lan: Lan, directory: Path, *extra: str, typed: bool = False
+) -> tuple[asyncio.subprocess.Process, int]:
+    """``lcnet host`` bound to the first namespace's address; returns it and its port."""
+    args = ["host", "--bind", ADDRESS_A, "--port", "0", "--rounds", "1"]
+    args += ["--replays", str(directory / "replays"), *HOST_TIMING_ARGS, *extra]
+    proc = await spawn_in(lan.a, args, directory, typed=typed)
+    line = await wait_line(proc, "listening on", [])
+    return proc, int(line.rsplit(":", 1)[1])
+
+
+def join_args(directory: Path) -> list[str]:
+    return ["join", "--pick", "1", "--bot", "random", "--replays", str(directory / "replays")]
+
+
+def test_a_game_is_found_joined_and_played_across_two_namespaces(lan: Lan, tmp_path: Path) -> None:
+    async def main() -> None:
+        host, port = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random", "--suits", "6")
+        try:
+            games = await spawn_in(lan.b, ["games", "--json"], tmp_path / "j")
+            code, out, err = await finish(games)
+            assert code == 0, err
+            (game,) = json.loads(out)
+            me = identity.load_identity(tmp_path / "h" / "home")
+            assert game["name"] == me.name and game["fingerprint"] == me.fingerprint
+            assert (game["address"], game["port"]) == (ADDRESS_A, port)
+            assert (game["suits"], game["rounds"], game["state"]) == (6, 1, "waiting")
+            assert game["protocol"] == "1.0" and game["joinable"]
+
+            joiner = await spawn_in(
+                lan.b, [*join_args(tmp_path / "j"), *TIMING_ARGS], tmp_path / "j"
+            )
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            assert f"connecting to {me.name} at {ADDRESS_A}:{port}" in err
+            host_code, _, host_err = await finish(host)
+            assert host_code == 0, host_err
+        finally:
+            await stop(host)
+        host_file, joiner_file = replay_file(tmp_path / "h"), replay_file(tmp_path / "j")
+        assert read_replay(host_file).frames == read_replay(joiner_file).frames
+        for path in (host_file, joiner_file):
+            verdict = audit.audit_file(path)
+            assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+            assert verdict.options == {"suits": 6, "rounds": 1}
+
+    asyncio.run(main())
+
+
+def test_the_announcement_goes_away_when_the_match_starts(lan: Lan, tmp_path: Path) -> None:
+    async def main() -> None:
+        # A person hosts (line mode, standard input from this test).
+        host, _ = await spawn_lan_host(lan, tmp_path / "h", typed=True)
+        joiner = None
+        try:
+            joiner = await spawn_in(
+                lan.b, [*join_args(tmp_path / "j"), *TIMING_ARGS], tmp_path / "j"
+            )
+            # The host opens its replay file when it accepts the hello: the match has started.
+            replays = tmp_path / "h" / "replays"
+            async with asyncio.timeout(DEADLINE):
+                while not list(replays.glob("*.lcnet")):
+                    await asyncio.sleep(0.05)
+            games = await spawn_in(lan.b, ["games", "--timeout", "2"], tmp_path / "g")
+            code, out, err = await finish(games)
+            assert code == EXIT_NO_GAMES, (out, err)
+            assert "no lcnet game found" in err and "Traceback" not in err
+
+            host_code, _, host_err = await finish(host, b"resign\n")
+            assert host_code == 0, host_err
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+        finally:
+            await stop(host)
+            if joiner is not None:
+                await stop(joiner)
+        for path in (replay_file(tmp_path / "h"), replay_file(tmp_path / "j")):
+            verdict = audit.audit_file(path)
+            assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+            assert verdict.resigned is not None
+
+    asyncio.run(main())
+
+
+FORGER = """
+import asyncio, sys
+from lcnet.discovery import Announcer
+
+async def main():
+    announcer = Announcer([sys.argv[1]], name="Alice", fingerprint=sys.argv[2],
+                          port=int(sys.argv[3]), suits=5, rounds=1, say=print)
+    announcer.start()
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await announcer.aclose()
+
+asyncio.run(main())
+"""
+
+
+def test_a_host_that_signs_with_another_key_than_announced_is_refused(
+    lan: Lan, tmp_path: Path
+) -> None:
+    alice = identity.load_identity(tmp_path / "alice")  # the player the joiner means to meet
+    mallory_dir = tmp_path / "m"
+
+    async def main() -> None:
+        # Mallory hosts without announcing, and announces her port as Alice's game.
+        host, port = await spawn_lan_host(lan, mallory_dir, "--bot", "random", "--no-announce")
+        forger = await asyncio.create_subprocess_exec(
+            *Lan.exec_in(lan.a),
+            sys.executable,
+            "-c",
+            FORGER,
+            ADDRESS_A,
+            alice.fingerprint,
+            str(port),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "forger"),
+        )
+        try:
+            assert forger.stdout is not None
+            async with asyncio.timeout(DEADLINE):
+                assert b"announcing" in await forger.stdout.readline()
+            joiner = await spawn_in(
+                lan.b, [*join_args(tmp_path / "j"), *TIMING_ARGS], tmp_path / "j"
+            )
+            code, _, err = await finish(joiner)
+        finally:
+            await stop(host)
+            if forger.returncode is None:
+                await finish(forger, b"")
+            await stop(forger)
+        mallory = identity.load_identity(mallory_dir / "home")
+        assert code == 1, err
+        assert "IMPOSTOR" in err and alice.fingerprint in err and mallory.fingerprint in err
+        assert "Traceback" not in err
+        assert not list((tmp_path / "j" / "replays").glob("*")), "nothing is kept"
+        known = identity.known_peers(tmp_path / "j" / "home")
+        assert mallory.public_key not in known.values(), "the impostor's key is not remembered"
+
+    asyncio.run(main())
+
+
+WATCHER = """
+import asyncio, sys
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncZeroconf
+
+async def main():
+    zc = AsyncZeroconf(interfaces=[sys.argv[1]])
+    def changed(zeroconf, service_type, name, state_change):
+        print(state_change.name, name, flush=True)
+    browser = AsyncServiceBrowser(zc.zeroconf, ["_lcnet._tcp.local."], handlers=[changed])
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await browser.async_cancel()
+    await zc.async_close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_host_stopped_with_ctrl_c_says_goodbye_to_the_network(lan: Lan, tmp_path: Path) -> None:
+    async def main() -> None:
+        host, _ = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
+        watcher = await asyncio.create_subprocess_exec(
+            *Lan.exec_in(lan.b),
+            sys.executable,
+            "-c",
+            WATCHER,
+            ADDRESS_B,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "w"),
+        )
+        try:
+            assert watcher.stdout is not None
+            async with asyncio.timeout(DEADLINE):
+                assert (await watcher.stdout.readline()).startswith(b"Added ")
+                host.send_signal(signal.SIGINT)
+                code, _, err = await finish(host)
+                # Without the goodbye, the watcher would keep the game for its TTL (120 s).
+                assert (await watcher.stdout.readline()).startswith(b"Removed ")
+            assert code == 130 and "Traceback" not in err, err
+        finally:
+            await stop(host)
+            if watcher.returncode is None:
+                await finish(watcher, b"")
+            await stop(watcher)
+
+    asyncio.run(main())
