@@ -89,6 +89,9 @@ def test_audit_errors_are_json_with_json(
         assert main(["audit", *args, "--json"]) == 2
         captured = capsys.readouterr()
         answer = json.loads(captured.out)
+        if len(args) == 2:  # the readable one is still judged, beside the error
+            assert answer["files"][0]["verdict"] == "valid"
+            answer = answer["files"][1]
         assert answer["file"] == str(bad)
         assert answer["verdict"] == "unreadable" and answer["exit_code"] == 2
         assert str(bad) in answer["error"]

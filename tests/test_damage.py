@@ -332,3 +332,29 @@ def test_a_twin_that_diverges_at_the_damage_cannot_repair_it(
     out = json.loads(capsys.readouterr().out)
     assert out["files"][0]["verdict"] == "damaged"
     assert f"diverges from this file at position {g + 1}" in json.dumps(out)
+
+
+def test_a_damaged_header_is_damage_that_the_twin_repairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = bytearray(HOST.read_bytes())
+    data[len(MAGIC) + 14] ^= 0x20  # inside the header record
+    path = tmp_path / "header-damaged.lcnet"
+    path.write_bytes(bytes(data))
+    assert main(["audit", str(path)]) == 2
+    assert "DAMAGED: the file is damaged at bytes 8-" in capsys.readouterr().out
+    assert main(["audit", str(path), str(JOINER)]) == 0
+    assert f"[repaired from {JOINER}]" in capsys.readouterr().out
+
+
+def test_one_unreadable_file_of_two_does_not_hide_the_other_s_proof(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.lcnet"
+    junk.write_bytes(b"junk")
+    cheated = str(SAMPLES / "sample-cheated-host.lcnet")
+    assert main(["audit", str(junk), cheated]) == 1
+    captured = capsys.readouterr()
+    assert "INVALID at frame 111" in captured.out and str(junk) in captured.err
+    assert main(["audit", str(HOST), str(junk)]) == 2
+    capsys.readouterr()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from lcnet import audit
@@ -64,11 +65,38 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     paths = [args.file] if args.file2 is None else [args.file, args.file2]
     contents: list[ReplayContents] = []
+    unreadable: dict[str, ReplayFileError] = {}
     for path in paths:
         try:
             contents.append(read_replay(path))
         except ReplayFileError as exc:
-            return _unreadable(path, exc, as_json=args.json)
+            unreadable[path] = exc
+    if len(unreadable) == len(paths):
+        for path in paths[1:]:
+            print(f"lcnet audit: {_named(path, unreadable[path])}", file=sys.stderr)
+        return _unreadable(paths[0], unreadable[paths[0]], as_json=args.json)
+    if unreadable:
+        # One of two files cannot be read at all: the other is still judged,
+        # alone (a proof in it stands), and the exit code counts both.
+        [(bad_path, error)] = unreadable.items()
+        [good_path] = [p for p in paths if p != bad_path]
+        verdict = audit.audit_contents(contents[0])
+        code = audit.combined_exit_code([verdict.exit_code, error.exit_code])
+        if args.json:
+            files = [
+                dict(verdict.to_json(), file=good_path),
+                {
+                    "file": bad_path,
+                    "verdict": "unreadable",
+                    "error": _named(bad_path, error),
+                    "exit_code": error.exit_code,
+                },
+            ]
+            print(json.dumps({"files": files, "comparison": None}, indent=2))
+        else:
+            _print_verdict(good_path, verdict)
+            print(f"lcnet audit: {_named(bad_path, error)}", file=sys.stderr)
+        return code
     comparison: audit.Comparison | None = None
     if len(contents) == 2:
         verdicts, comparison = audit.audit_pair(contents[0], contents[1], (paths[0], paths[1]))
@@ -97,10 +125,14 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def _named(path: str, exc: ReplayFileError) -> str:
+    reason = str(exc)
+    return reason if path in reason else f"{path}: {reason}"
+
+
 def _unreadable(path: str, exc: ReplayFileError, *, as_json: bool) -> int:
     """A file that cannot be read at all: the error names it (as JSON with --json)."""
-    reason = str(exc)
-    message = reason if path in reason else f"{path}: {reason}"
+    message = _named(path, exc)
     if not as_json:
         raise ReplayFileError(message) from None
     print(
