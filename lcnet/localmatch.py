@@ -61,13 +61,23 @@ def new_peers(
     options: MatchOptions,
     rng: random.Random,
     names: Mapping[Seat, str] | None = None,
+    kinds: Mapping[Seat, type[Session]] | None = None,
 ) -> dict[Seat, Peer]:
-    """Two fresh sessions with keys and master secrets from ``rng`` (reproducible)."""
+    """Two fresh sessions with keys and master secrets from ``rng`` (reproducible).
+
+    ``kinds`` may give a seat a subclass of :class:`Session` (a modified client,
+    as ``replays/make_samples.py`` makes).
+    """
     names = names or {Seat.HOST: "host", Seat.JOINER: "joiner"}
+    kinds = kinds or {}
     keys = {seat: nacl.signing.SigningKey(rng.randbytes(32)) for seat in Seat}
     masters = {seat: rng.randbytes(deal.MASTER_SECRET_SIZE) for seat in Seat}
-    host = Session.host(keys[Seat.HOST], masters[Seat.HOST], name=names[Seat.HOST], options=options)
-    joiner = Session.joiner(keys[Seat.JOINER], masters[Seat.JOINER], name=names[Seat.JOINER])
+    host = kinds.get(Seat.HOST, Session).host(
+        keys[Seat.HOST], masters[Seat.HOST], name=names[Seat.HOST], options=options
+    )
+    joiner = kinds.get(Seat.JOINER, Session).joiner(
+        keys[Seat.JOINER], masters[Seat.JOINER], name=names[Seat.JOINER]
+    )
     return {
         Seat.HOST: Peer(host, decide[Seat.HOST], masters[Seat.HOST]),
         Seat.JOINER: Peer(joiner, decide[Seat.JOINER], masters[Seat.JOINER]),

@@ -27,7 +27,7 @@ import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 
 import nacl.signing
 
@@ -165,6 +165,14 @@ _SEATS: Final = (Seat.HOST, Seat.JOINER)
 # Messages that need a decision of the local player; every other one of this
 # peer's frames is built by the session itself.
 _DECIDED: Final = frozenset({wire.MoveMsg, wire.Resign, wire.Dispute})
+
+
+class FrameHeader(NamedTuple):
+    """Where a transcript frame stands: its position, the previous frame's hash, the game."""
+
+    seq: int
+    prev: bytes | None
+    game: bytes | None
 
 
 class SessionFailed(LocalProtocolError):
@@ -373,7 +381,7 @@ class Session:
         self.round.table.copy().push_turn(turn, int(self.seat))  # type: ignore[arg-type]
         step = Step()
         with self._failing_closed("building this player's move"):
-            self._emit(self._build_move(turn), step)
+            self.emit(self._build_move(turn), step)
             self._auto(step)
         return step
 
@@ -384,7 +392,7 @@ class Session:
             raise LocalProtocolError("a resignation is sent when this peer may speak")
         step = Step()
         with self._failing_closed("building a resignation"):
-            self._emit(wire.Resign(), step)
+            self.emit(wire.Resign(), step)
         return step
 
     def control(self, message: wire.Message) -> wire.Frame:
@@ -639,21 +647,47 @@ class Session:
 
     # -- emitting this peer's frames
 
-    def _emit(self, message: wire.Message, step: Step) -> wire.Frame:
-        assert self._signing_key is not None and self.seat is not None
+    def next_header(self) -> FrameHeader:
+        """The header of this transcript's next frame (position, previous hash, game)."""
         seq = len(self.chain)
-        frame = wire.make_frame(
-            message,
-            self._signing_key,
-            seq=seq,
-            prev=self.head if seq else None,
-            game=self.game_id if seq else None,
-        )
+        return FrameHeader(seq, self.head if seq else None, self.game_id if seq else None)
+
+    def sign(self, message: wire.Message, header: FrameHeader | None = None) -> wire.Frame:
+        """Sign ``message`` with this peer's key, as the frame ``header`` says
+        (default: the next one), without checking or recording it.
+
+        With :meth:`emit` and :meth:`append_own` this is the supported seam for
+        making frames the protocol forbids — a modified client in the tests
+        (``tests/cheaters.py``) or in ``replays/make_samples.py``.
+        """
+        if self._signing_key is None:
+            raise LocalProtocolError("an observer signs nothing")
+        seq, prev, game = header or self.next_header()
+        return wire.make_frame(message, self._signing_key, seq=seq, prev=prev, game=game)
+
+    def append_own(self, frame: wire.Frame, step: Step) -> None:
+        """Record ``frame``, signed by this peer, as the next transcript frame:
+        to be sent (``step.outgoing``) and applied to this peer's own state.
+
+        Raises what this peer's own checks find wrong with it (the state may
+        then be half changed: only a modified client goes on after that).
+        """
+        assert self.seat is not None
         self.chain.append(frame)
         step.outgoing.append(frame)
+        self._apply(frame, self.seat, step)
+
+    def emit(self, message: wire.Message, step: Step) -> wire.Frame:
+        """Sign, record and apply ``message`` as this peer's next frame.
+
+        The session calls it for every frame it builds; a modified client
+        overrides it (see :meth:`sign`). An honest frame failing this peer's
+        own checks is a bug here, never the peer's fault.
+        """
+        frame = self.sign(message)
         try:
-            self._apply(frame, self.seat, step)
-        except ProtocolError as exc:  # our own frame failing our own checks: a bug here
+            self.append_own(frame, step)
+        except ProtocolError as exc:
             raise LocalProtocolError(f"this peer built a bad {message.TYPE} frame: {exc}") from exc
         return frame
 
@@ -662,7 +696,7 @@ class Session:
         while self.phase is not Phase.OVER and self.speaker is self.seat:
             if TABLE[self.phase].expects in _DECIDED:
                 return
-            self._emit(self._build_auto(), step)
+            self.emit(self._build_auto(), step)
 
     def _build_auto(self) -> wire.Message:
         phase = self.phase

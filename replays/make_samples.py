@@ -37,7 +37,7 @@ from lcnet.bots import make_bot
 from lcnet.engine import Turn
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Phase, Session, Step
+from lcnet.session import FrameHeader, MatchOptions, Phase, Session, Step
 
 CREATED = "2026-11-29T12:00:00Z"
 NAMES = {Seat.HOST: "Ada", Seat.JOINER: "Ben"}
@@ -70,7 +70,7 @@ class LowballJoiner(Session):
         # After its cheat the modified client just waits for what the host says.
         return super().awaiting_decision and not self.cheated
 
-    def _emit(self, message: wire.Message, step: Step) -> wire.Frame:
+    def emit(self, message: wire.Message, step: Step) -> wire.Frame:
         view = self.view()
         if isinstance(message, wire.MoveMsg) and not self.cheated and view is not None:
             own = self.round.own_deal if self.round else None
@@ -79,30 +79,20 @@ class LowballJoiner(Session):
             for card in view.hand:
                 if card in hidden and not view.can_play(card):
                     self.cheated = True
-                    position = hidden[card]
+                    played = own.reveal_card(card)
                     message = wire.MoveMsg(
                         card=card.id,
                         discard=False,
                         draw=message.draw,
-                        pos=position,
-                        key=own._secrets.position_keys[position],
+                        pos=played.position,
+                        key=played.key,
                     )
                     break
         # Sign and send it as the real client would, but skip the client's own
         # checks, which would refuse the frame: that is what a modified client does.
-        seq = len(self.chain)
-        assert self._signing_key is not None and self.seat is not None
-        frame = wire.make_frame(
-            message,
-            self._signing_key,
-            seq=seq,
-            prev=self.head if seq else None,
-            game=self.game_id if seq else None,
-        )
-        self.chain.append(frame)
-        step.outgoing.append(frame)
+        frame = self.sign(message)
         with contextlib.suppress(Exception):
-            self._apply(frame, self.seat, step)
+            self.append_own(frame, step)
         return frame
 
 
@@ -124,15 +114,9 @@ class OutOfTurnResignHost(Session):
         if not self.resigned_out_of_turn and track and len(track.turns) >= self.after_turns:
             self.resigned_out_of_turn = True
             move = step.outgoing[-1]
-            assert self._signing_key is not None and move.seq is not None
-            resign = wire.make_frame(
-                wire.Resign(),
-                self._signing_key,
-                seq=move.seq + 1,
-                prev=move.hash,
-                game=self.game_id,
-            )
-            step.outgoing.append(resign)
+            assert move.seq is not None
+            header = FrameHeader(move.seq + 1, move.hash, self.game_id)
+            step.outgoing.append(self.sign(wire.Resign(), header))
         return step
 
 
@@ -145,16 +129,10 @@ def out_of_turn_resign_match(seed: int, out: Path) -> Path:
         options=MatchOptions(suits=5, rounds=3),
         rng=rng,
         names=NAMES,
+        kinds={Seat.HOST: OutOfTurnResignHost},
     )
-    honest_host = peers[Seat.HOST].session
-    cheater = OutOfTurnResignHost(
-        seat=Seat.HOST,
-        signing_key=honest_host._signing_key,
-        master_secret=honest_host._master,
-        name=NAMES[Seat.HOST],
-        options=honest_host.options,
-    )
-    peers[Seat.HOST].session = cheater
+    cheater = peers[Seat.HOST].session
+    assert isinstance(cheater, OutOfTurnResignHost)
     stem = "sample-out-of-turn-resign"
     localmatch.open_replays(peers, out, stem, CREATED)
     localmatch.run(peers)
@@ -176,15 +154,10 @@ def cheated_match(seed: int) -> dict[Seat, localmatch.Peer]:
         options=MatchOptions(suits=5, rounds=3),
         rng=rng,
         names=NAMES,
+        kinds={Seat.JOINER: LowballJoiner},
     )
-    honest_joiner = peers[Seat.JOINER].session
-    cheater = LowballJoiner(
-        seat=Seat.JOINER,
-        signing_key=honest_joiner._signing_key,
-        master_secret=honest_joiner._master,
-        name=NAMES[Seat.JOINER],
-    )
-    peers[Seat.JOINER].session = cheater
+    cheater = peers[Seat.JOINER].session
+    assert isinstance(cheater, LowballJoiner)
     localmatch.run(peers)
     assert cheater.cheated and peers[Seat.HOST].session.dispute is not None
     return peers

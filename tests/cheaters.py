@@ -20,7 +20,7 @@ from lcnet import audit, wire
 from lcnet.bots.basic import RandomBot
 from lcnet.replaylog import ReplayHeader, ReplayWriter
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session, Step
+from lcnet.session import FrameHeader, MatchOptions, Session, Step
 
 Tamper = Callable[["Cheater", wire.Message], wire.Message | None]
 """Rewrites a message the cheater is about to sign (``None``: leave it)."""
@@ -39,22 +39,17 @@ class Cheater(Session):
     confused = False
     """Set once its own rewritten frame broke its own state: it then stops moving."""
 
-    def _emit(self, message: wire.Message, step: Step) -> wire.Frame:
+    def emit(self, message: wire.Message, step: Step) -> wire.Frame:
         if self.tamper is not None:
             message = self.tamper(self, message) or message
-        seq = len(self.chain)
-        prev = self.head if seq else None
-        game = self.game_id if seq else None
+        header = self.next_header()
         if self.tamper_header is not None:
-            changed = self.tamper_header(self, message, seq, prev, game)
+            changed = self.tamper_header(self, message, *header)
             if changed is not None:
-                seq, prev, game = changed
-        assert self._signing_key is not None and self.seat is not None
-        frame = wire.make_frame(message, self._signing_key, seq=seq, prev=prev, game=game)
-        self.chain.append(frame)
-        step.outgoing.append(frame)
+                header = FrameHeader(*changed)
+        frame = self.sign(message, header)
         try:
-            self._apply(frame, self.seat, step)
+            self.append_own(frame, step)
         except Exception:
             self.confused = True
         return frame
