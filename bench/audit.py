@@ -59,10 +59,14 @@ def main() -> None:
                 assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
                 sizes.append(path.stat().st_size)
                 frames.append(count)
-            print(f"audit_3rounds_{suits}suits: {statistics.median(times) * 1000:.0f} ms "
-                  f"(fastest {min(times) * 1000:.0f} ms)")
-            print(f"replay_file_3rounds_{suits}suits: {statistics.median(sizes) / 1024:.1f} KB "
-                  f"(largest {max(sizes) / 1024:.1f} KB)")
+            print(
+                f"audit_3rounds_{suits}suits: {statistics.median(times) * 1000:.0f} ms "
+                f"(fastest {min(times) * 1000:.0f} ms)"
+            )
+            print(
+                f"replay_file_3rounds_{suits}suits: {statistics.median(sizes) / 1024:.1f} KB "
+                f"(largest {max(sizes) / 1024:.1f} KB)"
+            )
             print(f"frames_3rounds_{suits}suits: {statistics.median(frames):.0f} frames")
 
 

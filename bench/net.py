@@ -73,11 +73,26 @@ async def one_match(
 ) -> tuple[list[float], float, list[bytes]]:
     env = dict(os.environ, LCNET_HOME=str(directory / "host-home"))
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "lcnet", "host", "--bind", LOOPBACK, "--port", "0",
-        "--bot", "random", "--suits", str(suits), "--rounds", "3",
-        "--replays", str(directory / "replays"),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "lcnet",
+        "host",
+        "--bind",
+        LOOPBACK,
+        "--port",
+        "0",
+        "--bot",
+        "random",
+        "--suits",
+        str(suits),
+        "--rounds",
+        "3",
+        "--replays",
+        str(directory / "replays"),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     assert proc.stderr is not None
     port = 0
@@ -89,15 +104,17 @@ async def one_match(
             port = int(line.rsplit(":", 1)[1])
     ctx = zmq.asyncio.Context()
     rng = random.Random(seed)
-    session = Session.joiner(nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32),
-                             name="bench")
+    session = Session.joiner(
+        nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32), name="bench"
+    )
 
     def open_writer(s: Session) -> ReplayWriter:
         header = ReplayHeader(seat="joiner", created="bench", software="bench")
         return ReplayWriter.create(directory / f"joiner-{seed}.lcnet", header)
 
-    peer = NetPeer(session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer,
-                   timing=Timing())
+    peer = NetPeer(
+        session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer, timing=Timing()
+    )
     bot = make_bot("random", seed)
     round_trips: list[float] = []
     start = time.perf_counter()
@@ -220,8 +237,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--suits", type=int, choices=(5, 6), default=5)
-    parser.add_argument("--dir", type=Path, default=Path.cwd(),
-                        help="where the replay files go (default: the current directory)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path.cwd(),
+        help="where the replay files go (default: the current directory)",
+    )
     args = parser.parse_args()
     asyncio.run(main_async(args.matches, args.suits, args.dir))
 

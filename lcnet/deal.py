@@ -464,9 +464,7 @@ def _check_seed(
     return seed
 
 
-def _check_revealed_keys(
-    secrets: Mapping[Seat, DeckSecrets], keys: Sequence[RevealedKey]
-) -> None:
+def _check_revealed_keys(secrets: Mapping[Seat, DeckSecrets], keys: Sequence[RevealedKey]) -> None:
     """Every key against the one its author's seed derives, in the given order."""
     for revealed in keys:
         position = revealed.position
@@ -537,9 +535,7 @@ def verify_side(
     _check_game_id(game_id)
     _check_round_number(round_number)
     table = card_table(suit_count)
-    checked = _check_seed(
-        seed, commitment, game_id=game_id, round_number=round_number, author=seat
-    )
+    checked = _check_seed(seed, commitment, game_id=game_id, round_number=round_number, author=seat)
     secrets = DeckSecrets.derive(checked, table.size)
     _check_revealed_keys({seat: secrets}, [k for k in revealed_keys if k.author is seat])
     previous: Sequence[bytes] = table.points

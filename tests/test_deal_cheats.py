@@ -246,9 +246,7 @@ def _duplicate_hosts_first_card_at(position: int) -> tuple[RoundDeal, RoundDeal,
     Returns the sides and the joiner's forged key for ``position``.
     """
     host, joiner = started_sides()
-    play_passes(
-        host, joiner, {2: lambda p: replaced(p, position, group.mul(TWO, p[0]))}
-    )
+    play_passes(host, joiner, {2: lambda p: replaced(p, position, group.mul(TWO, p[0]))})
     forged = group.scalar_mul(TWO, secrets(Seat.JOINER).position_keys[position])
     return host, joiner, forged
 

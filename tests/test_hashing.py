@@ -79,8 +79,7 @@ def test_the_tag_is_a_length_prefixed_first_field() -> None:
 def test_encoding_of_a_card_input_matches_the_specification() -> None:
     encoded = hashing.encode(Purpose.CARD, 4, 10, 1)
     assert encoded.hex() == (
-        "0000000d6c636e65742f76312f63617264"
-        "0000000000000004000000000000000a0000000000000001"
+        "0000000d6c636e65742f76312f636172640000000000000004000000000000000a0000000000000001"
     )
 
 
