@@ -173,29 +173,23 @@ def interface_addresses(interface: str | None = None) -> list[IPAddress]:
     return sorted(found, key=lambda a: a.version)
 
 
-def join_addresses(bind: str, port: int) -> list[str]:
-    """What the opponent can write after ``lcnet join`` to reach a host bound to ``bind``.
+def join_addresses(bound: str, port: int) -> list[str]:
+    """What the opponent can write after ``lcnet join`` to reach a host listening
+    on ``bound`` (the address its socket is bound to).
 
-    Every usable address (IPv4, and IPv6 other than link-local) for the
-    every-address binds; the address itself for a specific one. A machine
-    with no usable address offers its loopback addresses (this machine only).
+    For ``0.0.0.0`` every usable IPv4 address, for ``::`` (or
+    :data:`EVERY_ADDRESS`) every usable IPv4 and IPv6 address (IPv6 other than
+    link-local); a machine with none offers its loopback addresses (this
+    machine only). Any other address is listed as it is.
     """
-    if bind in (EVERY_ADDRESS, "0.0.0.0", "::"):
-        versions = (4,) if bind == "0.0.0.0" else (4, 6)
-        every = [a for a in interface_addresses() if a.version in versions]
-        usable = [a for a in every if _usable(a)] or [a for a in every if a.is_loopback]
-        if not usable:
-            usable = [ipaddress.IPv4Address("127.0.0.1")]
-        return [format_address(str(a), port) for a in usable]
-    try:
-        ipaddress.ip_address(bind)
-    except ValueError:
-        named = interface_addresses(bind)  # ZeroMQ binds an interface by its name
-        if named:
-            return [format_address(str(a), port) for a in named if not a.is_link_local] or [
-                format_address(str(a), port) for a in named
-            ]
-    return [format_address(bind, port)]
+    if bound not in (EVERY_ADDRESS, "0.0.0.0", "::"):
+        return [format_address(bound, port)]
+    versions = (4,) if bound == "0.0.0.0" else (4, 6)
+    every = [a for a in interface_addresses() if a.version in versions]
+    usable = [a for a in every if _usable(a)] or [a for a in every if a.is_loopback]
+    if not usable:
+        usable = [ipaddress.IPv4Address("127.0.0.1")]
+    return [format_address(str(a), port) for a in usable]
 
 
 def _hostname_addresses() -> list[tuple[str, IPAddress]]:

@@ -787,6 +787,22 @@ def bind_host(
     return sock, int(text.rsplit(":", 1)[1])
 
 
+def bound_host(sock: zmq.asyncio.Socket) -> str:
+    """The address a bound socket really listens on (``0.0.0.0`` or ``::`` for every
+    address of one or both families): an interface's name resolves to one of its
+    addresses, and an IPv4 address may come back written as IPv6."""
+    last = sock.getsockopt(zmq.LAST_ENDPOINT)
+    text = last.decode() if isinstance(last, bytes) else str(last)
+    host = text.removeprefix("tcp://").rsplit(":", 1)[0].strip("[]")
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return host
+
+
 def connect_joiner(context: zmq.asyncio.Context, host: str, port: int) -> zmq.asyncio.Socket:
     """A DEALER socket connecting (and reconnecting, by itself) to the host."""
     sock = context.socket(zmq.DEALER)

@@ -32,6 +32,7 @@ from lcnet.net import (
     NetPeer,
     Timing,
     bind_host,
+    bound_host,
     connect_joiner,
     game_ledger,
     probe_listener,
@@ -231,7 +232,7 @@ async def host_match(
     context = zmq.asyncio.Context()
     try:
         sock, actual = bind_host(context, bind, port)
-        addresses = join_addresses(bind, actual)
+        addresses = join_addresses(bound_host(sock), actual)
         if on_listening is not None:
             on_listening(actual, addresses)
         extra = {
@@ -325,7 +326,7 @@ async def resume_match(
             if port is None:
                 port = int(extra.get("port", 0))
             sock, actual = bind_host(context, bind, port)
-            addresses = join_addresses(bind, actual)
+            addresses = join_addresses(bound_host(sock), actual)
             if on_listening is not None:
                 on_listening(actual, addresses)
         else:

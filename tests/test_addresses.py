@@ -6,6 +6,7 @@ import ipaddress
 import socket
 
 import pytest
+import zmq.asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from lcnet.addresses import (
     parse_address,
 )
 from lcnet.errors import UsageError
+from lcnet.net import bind_host, bound_host
 
 
 @pytest.mark.parametrize(
@@ -106,6 +108,26 @@ def test_a_host_lists_its_usable_addresses_never_the_unspecified_one() -> None:
 def test_a_host_bound_to_one_address_lists_only_that_one() -> None:
     assert join_addresses("127.0.0.1", 5000) == ["127.0.0.1:5000"]
     assert join_addresses("::1", 5000) == ["[::1]:5000"]
-    names = [name for _, name in socket.if_nameindex()]
-    if "lo" in names:  # an interface by its name (as ZeroMQ binds it): its addresses
-        assert "127.0.0.1:7" in join_addresses("lo", 7)
+
+
+@pytest.mark.parametrize(
+    ("bind", "expected"),
+    [("127.0.0.1", {"127.0.0.1"}), ("::1", {"::1"}), ("lo", {"127.0.0.1", "::1"})],
+)
+def test_the_address_listed_is_the_one_the_socket_is_bound_to(
+    bind: str, expected: set[str]
+) -> None:
+    """An interface's name binds one of its addresses: the one listed."""
+    if bind == "lo" and "lo" not in [name for _, name in socket.if_nameindex()]:
+        pytest.skip("no interface named lo")
+    context = zmq.asyncio.Context()
+    try:
+        sock, port = bind_host(context, bind, 0)
+        try:
+            (listed,) = join_addresses(bound_host(sock), port)
+        finally:
+            sock.close(linger=0)
+    finally:
+        context.term()
+    assert parse_address(listed)[0] in expected
+    assert parse_address(listed)[1] == port
