@@ -39,6 +39,9 @@ import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
 from lcnet import hashing, identity, wire
+from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
+from lcnet.addresses import EVERY_ADDRESS, format_address, interface_addresses
+from lcnet.addresses import parse_address as parse_address
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import LocalProtocolError, UserError
@@ -54,9 +57,6 @@ from lcnet.session import (
     SessionFailed,
     Step,
 )
-
-DEFAULT_PORT: Final = 48150
-"""The TCP port ``lcnet host`` listens on unless told otherwise."""
 
 MAX_MESSAGE_BYTES: Final = 64 * 1024
 """ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
@@ -264,6 +264,9 @@ class NetPeer:
         (for a joiner, also those too large to read, which cost a connection)."""
         self.turned_away = 0
         """Third peers sent away with a busy frame."""
+        self.addresses: tuple[str, ...] = ()
+        """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
+        ``lcnet join`` reads it), for the waiting screen."""
 
     # -- MatchClient
 
@@ -769,12 +772,16 @@ def _common_options(sock: zmq.asyncio.Socket) -> None:
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.LINGER, CLOSE_LINGER_MS)
+    sock.setsockopt(zmq.IPV6, 1)  # IPv6 addresses too; "*" binds both families
 
 
 def bind_host(
     context: zmq.asyncio.Context, address: str, port: int
 ) -> tuple[zmq.asyncio.Socket, int]:
-    """A ROUTER socket bound to ``address:port`` (port 0: any free port); returns the port."""
+    """A ROUTER socket bound to ``address:port`` (port 0: any free port); returns the port.
+
+    ``address`` is an IP address, an interface's name, or :data:`EVERY_ADDRESS`.
+    """
     sock = context.socket(zmq.ROUTER)
     _common_options(sock)
     sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
@@ -783,15 +790,37 @@ def bind_host(
         sock.bind(_endpoint(address, port if port else "*"))
     except zmq.ZMQError as exc:
         sock.close(linger=0)
+        where = "this machine" if address == EVERY_ADDRESS else address
         if exc.errno == zmq.EADDRINUSE:
             raise NetError(
-                f"port {port} is already in use on {address}: another lcnet (or another "
+                f"port {port} is already in use on {where}: another lcnet (or another "
                 "program) listens there; choose another with --port"
             ) from None
-        raise NetError(f"cannot listen on {address}:{port}: {exc.strerror}") from None
+        if address == EVERY_ADDRESS:
+            raise NetError(f"cannot listen on port {port}: {exc.strerror}") from None
+        raise NetError(
+            f"cannot listen on {format_address(address, port)}: {exc.strerror} (--bind takes "
+            "one of this machine's IP addresses or an interface's name)"
+        ) from None
     last = sock.getsockopt(zmq.LAST_ENDPOINT)
     text = last.decode() if isinstance(last, bytes) else str(last)
     return sock, int(text.rsplit(":", 1)[1])
+
+
+def bound_host(sock: zmq.asyncio.Socket) -> str:
+    """The address a bound socket really listens on (``0.0.0.0`` or ``::`` for every
+    address of one or both families): an interface's name resolves to one of its
+    addresses, and an IPv4 address may come back written as IPv6."""
+    last = sock.getsockopt(zmq.LAST_ENDPOINT)
+    text = last.decode() if isinstance(last, bytes) else str(last)
+    host = text.removeprefix("tcp://").rsplit(":", 1)[0].strip("[]")
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return host
 
 
 def connect_joiner(context: zmq.asyncio.Context, host: str, port: int) -> zmq.asyncio.Socket:
@@ -804,7 +833,7 @@ def connect_joiner(context: zmq.asyncio.Context, host: str, port: int) -> zmq.as
         sock.connect(_endpoint(host, port))
     except zmq.ZMQError as exc:
         sock.close(linger=0)
-        raise NetError(f"cannot connect to {host}:{port}: {exc.strerror}") from None
+        raise NetError(f"cannot connect to {format_address(host, port)}: {exc.strerror}") from None
     return sock
 
 
@@ -817,33 +846,51 @@ def _endpoint(host: str, port: int | str) -> str:
     return f"tcp://{host}:{port}"
 
 
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` into host and port."""
-    text = text.strip()
-    if not text:
-        raise NetError("no host given: write e.g. `lcnet join 192.168.1.20` or `host:port`")
-    host, port_text = text, ""
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port_text = rest[1:] if rest.startswith(":") else ""
-    elif text.count(":") == 1:
-        host, port_text = text.split(":")
-    if port_text:
-        if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-            raise NetError(f"bad port {port_text!r}: a port is a number from 1 to 65535")
-        return host, int(port_text)
-    return host, default_port
-
-
 def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, to tell the opponent.
+    """This machine's IPv4 addresses other than loopback (no packet is sent)."""
+    return [str(a) for a in interface_addresses() if a.version == 4 and not a.is_loopback]
 
-    Read from the host name's addresses; no packet is sent anywhere.
+
+async def probe_listener(host: str, port: int, timeout: float) -> None:
+    """Fail now, in one sentence, if nothing accepts a TCP connection at ``host:port``.
+
+    ZeroMQ retries a refused connection forever without saying why, so a
+    joiner first opens a plain TCP connection (and closes it at once): a
+    refusal, an unknown name or an unreachable network is reported within
+    moments instead of after the connect timeout. A host that accepts is left
+    to the protocol (which gives up after the connect timeout if it never answers).
     """
-    found: list[str] = []
-    with contextlib.suppress(OSError):
-        for info in _socket.getaddrinfo(_socket.gethostname(), None, _socket.AF_INET):
-            address = str(info[4][0])
-            if not address.startswith("127.") and address not in found:
-                found.append(address)
-    return found
+    where = format_address(host, port)
+    loop = asyncio.get_running_loop()
+    errors: list[OSError] = []
+    try:
+        async with asyncio.timeout(timeout):
+            try:
+                infos = await loop.getaddrinfo(host, port, type=_socket.SOCK_STREAM)
+            except _socket.gaierror as exc:
+                raise NetError(
+                    f"cannot find the host {host!r} ({exc.strerror}): check the name, or use "
+                    "its IP address"
+                ) from None
+            for family, kind, proto, _, address in infos:
+                sock = _socket.socket(family, kind, proto)
+                sock.setblocking(False)
+                try:
+                    await loop.sock_connect(sock, address)
+                    return  # something listens: the protocol takes it from here
+                except OSError as exc:
+                    errors.append(exc)
+                finally:
+                    sock.close()
+    except TimeoutError:
+        raise NetError(
+            f"no answer from {where} within {timeout:g} s: check the address, and that a "
+            "firewall lets the port through (TCP)"
+        ) from None
+    if errors and all(isinstance(exc, ConnectionRefusedError) for exc in errors):
+        raise NetError(
+            f"nothing is listening at {where} — is the host running, and is this its "
+            "address and port?"
+        )
+    reason = next((e.strerror for e in errors if not isinstance(e, ConnectionRefusedError)), None)
+    raise NetError(f"cannot reach {where}: {reason or 'no address to connect to'}")

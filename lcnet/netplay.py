@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any, Final
 import zmq.asyncio
 
 from lcnet import __version__, deal, discovery, hashing, identity, wire
+from lcnet.addresses import EVERY_ADDRESS, join_addresses
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
 from lcnet.errors import UsageError, UserError
@@ -31,8 +32,10 @@ from lcnet.net import (
     NetPeer,
     Timing,
     bind_host,
+    bound_host,
     connect_joiner,
     game_ledger,
+    probe_listener,
     tofu_check,
 )
 from lcnet.replaylog import (
@@ -65,6 +68,11 @@ class Player:
     name: str | None = None
     """A display name for this match instead of the identity's."""
     extra_header: dict[str, Any] = field(default_factory=dict)
+
+
+Listening = Callable[[int, Sequence[str]], None]
+"""Told, once a host listens, its port and where the opponent can reach it
+(``ADDRESS:PORT`` each, as ``lcnet join`` reads it)."""
 
 
 def _now() -> str:
@@ -245,7 +253,7 @@ async def host_match(
     port: int,
     options: MatchOptions,
     player: Player,
-    on_listening: Callable[[str, int], None] | None = None,
+    on_listening: Listening | None = None,
     announce: bool = False,
 ) -> int:
     """Host a new match; ``announce``: tell the LAN about it (see :mod:`lcnet.discovery`)."""
@@ -258,8 +266,9 @@ async def host_match(
     announcer: discovery.Announcer | None = None
     try:
         sock, actual = bind_host(context, bind, port)
+        addresses = join_addresses(bound_host(sock), actual)
         if on_listening is not None:
-            on_listening(bind, actual)
+            on_listening(actual, addresses)
         extra = {
             "role": "host",
             "bind": bind,
@@ -279,6 +288,7 @@ async def host_match(
             peer_check=tofu_check(player.home),
             fresh_game=game_ledger(player.home),
         )
+        peer.addresses = tuple(addresses)
         return await run_client(peer, player)
     finally:
         if announcer is not None:
@@ -294,9 +304,7 @@ def _announce(
     player: Player,
 ) -> discovery.Announcer | None:
     """Start announcing the game where the socket is bound (none for loopback)."""
-    last = sock.getsockopt(zmq.LAST_ENDPOINT)
-    endpoint = last.decode() if isinstance(last, bytes) else str(last)
-    bound = endpoint.removeprefix("tcp://").rsplit(":", 1)[0]
+    bound = bound_host(sock)
     interfaces = discovery.announce_interfaces(bound)
     if not interfaces:
         player.say(
@@ -339,6 +347,8 @@ async def join_match(
     refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
+    # Nothing listening there is said now, once, before any screen or file.
+    await probe_listener(host, port, player.timing.connect_timeout)
     master = deal.new_master_secret()
     session = Session.joiner(me.signing_key, master, name=me.name)
     context = zmq.asyncio.Context()
@@ -367,12 +377,13 @@ async def resume_match(
     player: Player,
     connect_to: tuple[str, int] | None = None,
     port: int | None = None,
-    on_listening: Callable[[str, int], None] | None = None,
+    on_listening: Listening | None = None,
 ) -> int:
     """Continue an unfinished match from its replay file and side file.
 
-    A host listens again where it listened (or on ``port``); a joiner connects
-    again where it connected (or to ``connect_to``).
+    A host listens again where it listened (or on ``port``), and says where
+    (the port it really listens on); a joiner connects again where it
+    connected (or to ``connect_to``).
     """
     seat = {"host": Seat.HOST, "joiner": Seat.JOINER}.get(contents.header.seat)
     if seat is None:
@@ -399,14 +410,16 @@ async def resume_match(
     for frame in due.outgoing:  # frames owed at the crash: record them before sending
         writer.append_frame(frame.raw)
     context = zmq.asyncio.Context()
+    addresses: list[str] = []
     try:
         if seat is Seat.HOST:
-            bind = str(extra.get("bind", "0.0.0.0"))
+            bind = str(extra.get("bind", EVERY_ADDRESS))
             if port is None:
                 port = int(extra.get("port", 0))
             sock, actual = bind_host(context, bind, port)
+            addresses = join_addresses(bound_host(sock), actual)
             if on_listening is not None:
-                on_listening(bind, actual)
+                on_listening(actual, addresses)
         else:
             if connect_to is None:
                 address = extra.get("host")
@@ -422,6 +435,7 @@ async def resume_match(
             timing=player.timing,
             peer_check=tofu_check(player.home),
         )
+        peer.addresses = tuple(addresses)
         player.say(f"resuming {path}: {session.owed()}")
         return await run_client(peer, player)
     finally:
@@ -602,40 +616,67 @@ class Unfinished:
 
     path: Path
     contents: ReplayContents
+    role: str
+    """``host`` or ``joiner``: this player's seat."""
     opponent: str
     created: str
+    options: MatchOptions | None
+    owed: str
+    """Who owes the next message, in words (as the audit says it)."""
 
-    def describe(self) -> str:
-        return f"{self.path} (against {self.opponent}, started {self.created})"
+    def describe(self) -> list[str]:
+        """The match in a few lines, for a list of them."""
+        if self.options is None:
+            options = "options not agreed yet"
+        else:
+            rounds = self.options.rounds
+            options = f"{self.options.suits} suits, {rounds} round{'s' if rounds != 1 else ''}"
+        role = "you host" if self.role == "host" else "you joined"
+        return [
+            str(self.path),
+            f"against {self.opponent} ({role}); {options}; started {self.created}",
+            f"next: {self.owed}",
+        ]
 
 
-def unfinished_matches(
-    directory: Path, *, role: str, host: str | None = None, port: int | None = None
-) -> list[Unfinished]:
-    """The resumable matches in ``directory`` where this player had ``role``
-    (and, for a joiner, played the host at ``host:port``), newest first."""
+def unfinished_matches(directory: Path) -> list[Unfinished]:
+    """The matches in ``directory`` that this player can resume, newest first.
+
+    A match is resumable while its private side file exists, no lcnet program
+    is playing it, and its file is not a built-in bot's own (an ``lcnet play``
+    match resumes through its person's file, which brings the bot back).
+    """
+    from lcnet.audit import audit_contents
     from lcnet.replaylog import ReplayFileError, in_use, read_replay, secret_path
 
     found: list[Unfinished] = []
     if not directory.is_dir():
         return found
-    for path in directory.glob("*.lcnet"):
+    for path in sorted(directory.glob("*.lcnet")):
         if not secret_path(path).exists() or in_use(path):
             continue  # finished, not ours to resume, or being played right now
         try:
             contents = read_replay(path)
         except ReplayFileError:
             continue
-        extra = contents.header.extra
-        if contents.header.seat != role or "opponent_bot" in extra or "bot" in extra:
-            continue  # lcnet play matches resume through their person's file
-        if role == "joiner" and (extra.get("host"), extra.get("port")) != (host, port):
+        role = contents.header.seat
+        if role not in ("host", "joiner") or "bot" in contents.header.extra:
             continue
+        verdict = audit_contents(contents)
+        if verdict.owed is None:
+            continue  # over, or not a match that can go on
         found.append(
-            Unfinished(path, contents, _opponent_name(contents, role), contents.header.created)
+            Unfinished(
+                path=path,
+                contents=contents,
+                role=role,
+                opponent=_opponent_name(contents, role),
+                created=contents.header.created,
+                options=_options_from(contents),
+                owed=verdict.owed,
+            )
         )
-    # Newest first: by when each match started (the names carry no time).
-    found.sort(key=lambda u: (u.created, u.path.name), reverse=True)
+    found.sort(key=lambda match: (match.created, match.path.name), reverse=True)
     return found
 
 
@@ -647,19 +688,3 @@ def _opponent_name(contents: ReplayContents, role: str) -> str:
             if isinstance(message, wanted):
                 return message.name
     return "an opponent who never answered"
-
-
-def offer_resume(found: list[Unfinished], player: Player) -> Unfinished | None:
-    """Tell the player about unfinished matches; in a terminal, ask to resume the newest."""
-    if not found:
-        return None
-    newest = found[0]
-    player.say(f"you have {len(found)} unfinished match(es) here; the newest: {newest.describe()}")
-    if player.bot is not None or not (sys.stdin.isatty() and sys.stderr.isatty()):
-        player.say(f"to continue it: lcnet resume {newest.path}")
-        return None
-    try:
-        answer = input("resume it instead of starting a new match? [Y/n] ").strip().lower()
-    except EOFError:
-        return None
-    return newest if answer in ("", "y", "yes") else None

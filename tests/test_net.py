@@ -430,7 +430,7 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
             tmp_path,
         )
         code, _, err = await finish(proc)
-        assert code == 1 and "no answer from the host" in err and "Traceback" not in err
+        assert code == 1 and "nothing is listening at" in err and "Traceback" not in err
         assert not list(tmp_path.glob("replays/*.lcnet")), "nothing worth keeping was saved"
         home = tmp_path / "broken-home"
         home.mkdir(mode=0o700)
@@ -450,7 +450,8 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> None:
+def test_host_and_join_never_offer_to_resume_an_unfinished_match(tmp_path: Path) -> None:
+    """Resuming is only ever explicit (`lcnet resume`): hosting or joining starts anew."""
     import random
 
     from lcnet import localmatch
@@ -458,6 +459,10 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
     from lcnet.netplay import unfinished_matches
     from lcnet.replaylog import ReplayHeader, write_replay, write_secret
 
+    free = socket.socket()
+    free.bind((LOOPBACK, 0))
+    closed = free.getsockname()[1]
+    free.close()
     rng = random.Random(12)
     peers = localmatch.new_peers(
         {s: RandomBot(random.Random(int(s))).choose_turn for s in Seat},
@@ -469,7 +474,7 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
     replays = tmp_path / "replays"
     extras = {
         HOST: {"role": "host", "bind": LOOPBACK, "port": 0},
-        JOINER: {"role": "joiner", "host": LOOPBACK, "port": 4000},
+        JOINER: {"role": "joiner", "host": LOOPBACK, "port": closed},
     }
     for seat in Seat:
         frames = [f.raw for f in peers[seat].session.chain][:60]  # stopped mid-round
@@ -483,11 +488,9 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
     finished = replays / "20261128-120000-00000000-host.lcnet"
     write_replay(finished, ReplayHeader("host", "2026-11-28T12:00:00Z", "test"), [])
 
-    (mine,) = unfinished_matches(replays, role="host")
+    theirs, mine = unfinished_matches(replays)  # same start: the joiner's name sorts last
     assert mine.opponent == "Joe" and mine.path.name.endswith("-host.lcnet")
-    (theirs,) = unfinished_matches(replays, role="joiner", host=LOOPBACK, port=4000)
-    assert theirs.opponent == "Hana"
-    assert unfinished_matches(replays, role="joiner", host=LOOPBACK, port=4001) == []
+    assert theirs.opponent == "Hana" and theirs.role == "joiner"
 
     async def main() -> None:
         proc = await spawn(
@@ -510,11 +513,18 @@ def test_host_and_join_offer_to_resume_an_unfinished_match(tmp_path: Path) -> No
         try:
             from tests.netutil import wait_line
 
-            await wait_line(proc, "listening on", seen)
+            await wait_line(proc, "waiting for an opponent", seen)
         finally:
             await stop(proc)
-        assert any("unfinished match" in line and "Joe" in line for line in seen), seen
-        assert any(f"lcnet resume {mine.path}" in line for line in seen), seen
+        assert not any("unfinished" in line or "resume" in line for line in seen), seen
+        joiner = await spawn(
+            ["join", f"{LOOPBACK}:{closed}", "--bot", "random", "--replays", str(replays)],
+            tmp_path / "home",
+            tmp_path,
+        )
+        code, _, err = await finish(joiner)
+        assert code == 1 and "nothing is listening" in err
+        assert "unfinished" not in err and "resume" not in err, err
 
     asyncio.run(main())
 

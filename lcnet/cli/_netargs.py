@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lcnet.bots import BOTS
 from lcnet.errors import UsageError
 from lcnet.net import Timing
 from lcnet.netplay import DEFAULT_REPLAYS, Player
+
+BIND_HELP = (
+    "the address to listen on: one of this machine's IP addresses or an interface's "
+    "name (default: every address, IPv4 and IPv6)"
+)
 
 
 def add_player_arguments(
@@ -74,3 +81,27 @@ def player_from(args: argparse.Namespace) -> Player:
         connect_timeout=connect_timeout,
     )
     return Player(bot=args.bot, replays=args.replays, timing=timing, name=args.name)
+
+
+def print_listening(
+    who: str | None = None,
+) -> Callable[[int, Sequence[str]], None]:
+    """What a host prints once it listens: each address the opponent can use, then
+    how to join (and ``who``, this player's name and fingerprint). Standard
+    error, so that the line mode's standard output stays the game's."""
+
+    def listening(port: int, addresses: Sequence[str]) -> None:
+        def say(text: str) -> None:
+            print(f"lcnet: {text}", file=sys.stderr, flush=True)
+
+        for address in addresses:
+            say(f"listening on {address}")
+        if addresses:
+            others = f"  (or {', '.join(addresses[1:])})" if len(addresses) > 1 else ""
+            say(f"the opponent joins with: lcnet join {addresses[0]}{others}")
+        if all(a.startswith(("127.", "[::1]")) for a in addresses):
+            say("(loopback: only a player on this machine can join there)")
+        if who is not None:
+            say(who)
+
+    return listening

@@ -5,40 +5,45 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from lcnet import identity
-from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.addresses import EVERY_ADDRESS
+from lcnet.cli._netargs import BIND_HELP, add_player_arguments, player_from, print_listening
 from lcnet.errors import UsageError
-from lcnet.net import DEFAULT_PORT, local_addresses
-from lcnet.netplay import host_match, offer_resume, resume_match, unfinished_matches
+from lcnet.net import DEFAULT_PORT
+from lcnet.netplay import host_match
 from lcnet.session import MatchOptions
 
 DESCRIPTION = """\
-Wait for one opponent to join, then play a match. Shows the address and
-port to give the opponent, and both players' key fingerprints, which you can
-read to each other to be sure nobody sits in between. The match is saved as a
-replay file as it goes; if it is interrupted, continue it with `lcnet resume`.
+Wait for one opponent to join, then start a new match with the options given
+here. Shows every address of this machine with the port, to give the
+opponent, and both players' key fingerprints, which you can read to each
+other to be sure nobody sits in between. The match is saved as a replay file
+as it goes; if it is interrupted, continue it with `lcnet resume` (which
+lists your unfinished matches). Hosting never resumes an old match.
 """
 
 EPILOG = f"""\
 examples:
   lcnet host                     wait on port {DEFAULT_PORT}, play in the terminal
   lcnet host --suits 6 --rounds 5
+  lcnet host --port 50000 --bind 192.168.1.20
   lcnet host --bot mcts          let the built-in bot play for you (someone can
                                  play it from another machine with lcnet join)
 
 The game is announced on the local network (multicast DNS), so the opponent
-can run `lcnet join` with no address and pick it; or they run
-`lcnet join THIS-MACHINE-ADDRESS` (and `:PORT` if you chose another port).
-The port must be reachable: open it in your firewall (TCP).
+can run `lcnet join` with no address and pick it. The screen also lists
+where to join by address, e.g. `lcnet join 192.168.1.20` (and `:PORT` if you
+chose another port). The port must be reachable: open it in your firewall (TCP).
 """
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "host",
-        help="wait for an opponent to join, then play",
+        help="wait for an opponent to join, then play a new match",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -49,12 +54,7 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_PORT,
         help=f"TCP port to listen on (default {DEFAULT_PORT}; 0: any free port)",
     )
-    parser.add_argument(
-        "--bind",
-        default="0.0.0.0",
-        metavar="ADDR",
-        help="address to listen on (default: all addresses of this machine)",
-    )
+    parser.add_argument("--bind", default=EVERY_ADDRESS, metavar="ADDR", help=BIND_HELP)
     parser.add_argument(
         "--suits", type=int, choices=(5, 6), default=5, help="5 suits, or 6 with purple (default 5)"
     )
@@ -80,36 +80,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     player = player_from(args)
     me = identity.load_identity()
+    listening = print_listening(f"you are {me.name}, key fingerprint {me.fingerprint}")
 
-    def listening(bind: str, port: int) -> None:
-        where = [f"{a}:{port}" for a in local_addresses()] if bind in ("0.0.0.0", "*") else []
-        print(f"lcnet: listening on {bind}:{port}", file=sys.stderr, flush=True)
-        if where:
-            print(
-                f"lcnet: the opponent joins with: lcnet join {where[0]}"
-                + (f"  (or {', '.join(where[1:])})" if len(where) > 1 else ""),
-                file=sys.stderr,
-                flush=True,
-            )
-        print(
-            f"lcnet: you are {me.name}, key fingerprint {me.fingerprint}",
-            file=sys.stderr,
-            flush=True,
-        )
+    def waiting(port: int, addresses: Sequence[str]) -> None:
+        listening(port, addresses)
         print("lcnet: waiting for an opponent...", file=sys.stderr, flush=True)
 
-    chosen = offer_resume(unfinished_matches(player.replays, role="host"), player)
-    if chosen is not None:
-        return asyncio.run(
-            resume_match(chosen.path, chosen.contents, player=player, on_listening=listening)
-        )
     return asyncio.run(
         host_match(
             bind=args.bind,
             port=args.port,
             options=options,
             player=player,
-            on_listening=listening,
+            on_listening=waiting,
             announce=not args.no_announce,
         )
     )

@@ -8,24 +8,31 @@ import sys
 from typing import Any
 
 from lcnet import identity
+from lcnet.addresses import format_address, parse_address
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.errors import UsageError
-from lcnet.net import DEFAULT_PORT, parse_address
-from lcnet.netplay import join_match, offer_resume, resume_match, unfinished_matches
+from lcnet.net import DEFAULT_PORT
+from lcnet.netplay import join_match
 
 DESCRIPTION = """\
-Connect to a player who runs `lcnet host`, and play a match. The host decides
-the number of suits and rounds. Both players' key fingerprints are shown; read
-them to each other to be sure nobody sits in between. The match is saved as a
-replay file as it goes; if it is interrupted, continue it with `lcnet resume`.
+Connect to a player who runs `lcnet host`, and play a new match. The host
+decides the number of suits and rounds. If nothing listens at the address,
+that is said at once. Both players' key fingerprints are shown; read them to
+each other to be sure nobody sits in between. The match is saved as a replay
+file as it goes; if it is interrupted, continue it with `lcnet resume` (which
+lists your unfinished matches). Joining never resumes an old match.
 """
 
 EPILOG = f"""\
+ADDRESS is an IPv4 address or a host name, or an IPv6 address in brackets,
+with `:PORT` after it if the host chose another port than {DEFAULT_PORT}.
+
 examples:
   lcnet join                         look for games on the local network, pick one
   lcnet join 192.168.1.20            the host's address (port {DEFAULT_PORT})
   lcnet join 192.168.1.20:50000      another port
-  lcnet join [fe80::1%eth0]:50000    IPv6
+  lcnet join my-pc.local             a host name
+  lcnet join [fd00::2]:50000         IPv6 (link-local: [fe80::1%eth0]:50000)
   lcnet join 192.168.1.20 --bot greedy
 """
 
@@ -40,9 +47,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "address",
-        metavar="HOST[:PORT]",
+        metavar="ADDRESS[:PORT]",
         nargs="?",
-        help="where `lcnet host` runs (none: look for games on the local network)",
+        help="where `lcnet host` runs, as it shows (none: look for games on the local network)",
     )
     parser.add_argument(
         "--pick",
@@ -65,12 +72,9 @@ def run(args: argparse.Namespace) -> int:
     player = player_from(args)
     me = identity.load_identity()
     print(
-        f"lcnet: connecting to {host}:{port} as {me.name}, key fingerprint {me.fingerprint}",
+        f"lcnet: connecting to {format_address(host, port)} as {me.name}, "
+        f"key fingerprint {me.fingerprint}",
         file=sys.stderr,
         flush=True,
     )
-    found = unfinished_matches(player.replays, role="joiner", host=host, port=port)
-    chosen = offer_resume(found, player)
-    if chosen is not None:
-        return asyncio.run(resume_match(chosen.path, chosen.contents, player=player))
     return asyncio.run(join_match(host=host, port=port, player=player))

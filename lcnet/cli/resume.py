@@ -1,29 +1,33 @@
-"""``lcnet resume``: continue an unfinished match from its replay file."""
+"""``lcnet resume``: continue an unfinished match from its replay file, or list them."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from pathlib import Path
 from typing import Any
 
-from lcnet.cli._netargs import add_player_arguments, player_from
-from lcnet.net import parse_address
-from lcnet.netplay import resume_against_bot, resume_match
+from lcnet.addresses import parse_address
+from lcnet.cli._netargs import add_player_arguments, player_from, print_listening
+from lcnet.netplay import resume_against_bot, resume_match, unfinished_matches
 from lcnet.replaylog import read_replay, refuse_damaged
 
 DESCRIPTION = """\
 Continue a match that stopped before its end (a crash, a closed terminal, a
 lost connection) from your replay file and its private side file
-(FILE.secret). A host listens again on the same port; a joiner connects again
-to the same host. The two peers compare how far each got, re-send what the
-other missed, and play on. A match against a built-in bot (`lcnet play`) is
-resumed together with the bot.
+(FILE.secret). A host listens again on the same port (and shows where); a
+joiner connects again to the same host. The two peers compare how far each
+got, re-send what the other missed, and play on. A match against a built-in
+bot (`lcnet play`) is resumed together with the bot.
+
+Without FILE, lists your unfinished matches (in --replays DIR), newest first:
+the opponent, the options, and who owes the next message. Resuming is only
+ever this command: `lcnet host` and `lcnet join` always start a new match.
 """
 
 EPILOG = """\
 examples:
+  lcnet resume                       list the unfinished matches in replays/
   lcnet resume replays/fe4a4d8d-joiner.lcnet
   lcnet resume replays/fe4a4d8d-host.lcnet --port 50000
   lcnet resume replays/fe4a4d8d-joiner.lcnet --connect 192.168.1.30:48150
@@ -33,12 +37,14 @@ examples:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "resume",
-        help="continue an unfinished match from its replay file",
+        help="continue an unfinished match (without FILE: list them)",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", type=Path, help="your replay file of the match")
+    parser.add_argument(
+        "file", type=Path, nargs="?", help="your replay file of the match (none: list them)"
+    )
     parser.add_argument(
         "--port",
         type=int,
@@ -47,7 +53,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--connect",
-        metavar="HOST[:PORT]",
+        metavar="ADDRESS[:PORT]",
         default=None,
         help="as joiner: connect here instead of to the original host address",
     )
@@ -55,7 +61,27 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def list_unfinished(replays: Path) -> int:
+    """Print the unfinished matches in ``replays``, newest first, and how to resume one."""
+    found = unfinished_matches(replays)
+    if not found:
+        print(f"No unfinished match in {replays}/ (--replays DIR looks in another place).")
+        return 0
+    print(f"Unfinished matches in {replays}/, newest first:")
+    for match in found:
+        first, *rest = match.describe()
+        print()
+        print(f"  {first}")
+        for line in rest:
+            print(f"    {line}")
+    print()
+    print(f"Resume one with: lcnet resume FILE   (e.g. lcnet resume {found[0].path})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.file is None:
+        return list_unfinished(args.replays)
     contents = read_replay(args.file)
     refuse_damaged(args.file, contents)  # before anything starts (ReplayWriter.reopen checks too)
     player = player_from(args)
@@ -65,10 +91,6 @@ def run(args: argparse.Namespace) -> int:
             resume_against_bot(args.file, contents, spec=opponent_bot, player=player)
         )
     connect_to = parse_address(args.connect) if args.connect else None
-
-    def listening(bind: str, port: int) -> None:
-        print(f"lcnet: listening on {bind}:{port}", file=sys.stderr, flush=True)
-
     return asyncio.run(
         resume_match(
             args.file,
@@ -76,6 +98,6 @@ def run(args: argparse.Namespace) -> int:
             player=player,
             connect_to=connect_to,
             port=args.port,
-            on_listening=listening,
+            on_listening=print_listening(),
         )
     )

@@ -79,6 +79,8 @@ from lcnet.ui.tracker import (
 
 TEXT_WIDTH: Final = SCREEN_WIDTH - 2
 """Wrapped messages leave a margin of one column on each side."""
+MAX_ADDRESSES: Final = 8
+"""At most this many of a waiting host's addresses on its screen (it fits 80x24)."""
 BANNER_LINES: Final = 2
 """Room for the disconnected or dispute banner above the board."""
 MIN_COLUMNS: Final = SCREEN_WIDTH
@@ -490,6 +492,7 @@ class GameUI:
             lines.append([("", "")])
             lines.append([("class:notice", f"  {self._waiting_text()}")])
             lines.append([("", "")])
+            lines.extend([("", f"  {line}")] for line in self._join_lines())
             lines.extend([("", f"  {line}")] for line in self._identities())
             return join_lines(lines)
         draw = self._draw_choices()
@@ -568,6 +571,21 @@ class GameUI:
             lines.append(f"{who} ({seat}): key {identity.fingerprint(key)}")
         if len(lines) == 2:
             lines.append("Read the fingerprints to each other: they must match what you see.")
+        return lines
+
+    def _join_lines(self) -> list[str]:
+        """While a host waits: where the opponent can join it (the network peer says)."""
+        addresses: tuple[str, ...] = getattr(self.client, "addresses", ())
+        if self.tracker.status is not Status.WAITING_FOR_PEER or not addresses:
+            return []
+        shown = addresses[:MAX_ADDRESSES]
+        lines = [
+            "The opponent joins with one of:" if len(shown) > 1 else "The opponent joins with:"
+        ]
+        lines.extend(f"  lcnet join {address}" for address in shown)
+        if len(addresses) > len(shown):
+            lines.append(f"  (and {len(addresses) - len(shown)} more addresses)")
+        lines.append("")
         return lines
 
     def _waiting_text(self) -> str:

@@ -358,6 +358,8 @@ class MatchTracker:
             self.dispute = self.client.session.dispute
             return self.dispute_lines()
         if status is Status.OVER and self.stopped_early:
+            if getattr(self.client, "failure", None) is not None:
+                return []  # the command says why it stopped, once, as it ends
             return [self.stopped_text()]
         return []
 
