@@ -76,7 +76,7 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
     async def main() -> tuple[float, int, str, str]:
         started = time.monotonic()
         # The default connect timeout (30 s): the refusal must not wait for it.
-        proc = await spawn(["join", address], tmp_path / "home", tmp_path)
+        proc = await spawn(["join", address, "--bot", "random"], tmp_path / "home", tmp_path)
         code, out, err = await finish(proc)
         return time.monotonic() - started, code, out, err
 
@@ -107,6 +107,7 @@ def test_a_host_that_accepts_but_never_answers_is_reported_once(tmp_path: Path) 
                 ["join", f"{LOOPBACK}:{port}", "--connect-timeout", "1", "--ping-interval", "0.2"],
                 tmp_path / "home",
                 tmp_path,
+                typed=True,  # a line-mode player whose input stays open
             )
             return await finish(proc)
         finally:
@@ -168,7 +169,10 @@ def test_a_whole_match_over_ipv6_loopback(tmp_path: Path) -> None:
 def test_the_line_mode_host_prints_where_to_join(tmp_path: Path) -> None:
     async def main() -> list[str]:
         proc = await spawn(
-            ["host", "--bind", "::1", "--port", "0", *HOST_TIMING_ARGS], tmp_path / "home", tmp_path
+            ["host", "--bind", "::1", "--port", "0", *HOST_TIMING_ARGS],
+            tmp_path / "home",
+            tmp_path,
+            typed=True,  # a line-mode player whose input stays open
         )
         seen: list[str] = []
         try:
