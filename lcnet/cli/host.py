@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from lcnet import identity
-from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.cli._netargs import EXIT_CODES, add_player_arguments, player_from
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT, local_addresses
 from lcnet.netplay import host_match, offer_resume, resume_match, unfinished_matches
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         "host",
         help="wait for an opponent to join, then play",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

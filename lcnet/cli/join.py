@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from lcnet import identity
-from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.cli._netargs import EXIT_CODES, add_player_arguments, player_from
 from lcnet.net import DEFAULT_PORT, parse_address
 from lcnet.netplay import join_match, offer_resume, resume_match, unfinished_matches
 
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
         "join",
         help="connect to a host and play",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("address", metavar="HOST[:PORT]", help="where `lcnet host` runs")
