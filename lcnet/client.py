@@ -20,7 +20,7 @@ from typing import Protocol
 
 from lcnet.bots import Bot
 from lcnet.engine import Turn, View
-from lcnet.errors import LocalProtocolError
+from lcnet.errors import LcnetError, LocalProtocolError
 from lcnet.localmatch import Peer, new_peers
 from lcnet.seat import Seat
 from lcnet.session import Event, MatchOptions, Session, Step
@@ -44,6 +44,10 @@ class Update:
     event: Event | None = None
     status: Status | None = None
     notice: str | None = None
+    failure: LcnetError | None = None
+    """Why the client stops now (a refusal, an unreachable host): the one reason to show."""
+    warning: LcnetError | None = None
+    """A peer refused without stopping (a host turning away a known name with a new key)."""
 
 
 class MatchClient(Protocol):

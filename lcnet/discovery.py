@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lcnet import __version__, identity, wire
 from lcnet.errors import UserError
-from lcnet.net import NetError, PeerCheck
+from lcnet.net import EXIT_KEY_CHANGED, NetError, PeerCheck
 from lcnet.seat import Seat
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ SERVICE_TYPE: Final = "_lcnet._tcp.local."
 DEFAULT_LOOK_SECONDS: Final = 1.5
 """How long ``lcnet games`` and ``lcnet join`` listen for answers by default."""
 
-EXIT_NO_GAMES: Final = 4
+EXIT_NO_GAMES: Final = 8
 """Exit status of ``lcnet games`` (and ``lcnet join`` without an address) when
 no game was found."""
 
@@ -79,6 +79,9 @@ class NoGamesFound(UserError):
 
 class AnnouncedKeyMismatch(NetError):
     """The host signed with another key than the one its announcement gave."""
+
+    exit_code = EXIT_KEY_CHANGED
+    title = "Not the host that was announced"
 
 
 # ------------------------------------------------------------------ games

@@ -378,6 +378,30 @@ def check_peer(
     return PeerCheck(PeerStatus.CHANGED, name, public_key, previous)
 
 
+def trust_peer(name: str, public_key: bytes, home: Path | None = None) -> None:
+    """Remember ``public_key`` as ``name``'s key, replacing a known one (the
+    player accepted a new key explicitly)."""
+    if len(public_key) != PUBLIC_KEY_SIZE:
+        raise ValueError(f"a public key is {PUBLIC_KEY_SIZE} bytes, not {len(public_key)}")
+    with _peers_locked(home):
+        peers = known_peers(home)
+        peers[name] = public_key
+        _write_peers(_home(home), peers)
+
+
+def normalize_fingerprint(text: str) -> str:
+    """A fingerprint as typed (any case, with or without dashes) in the form
+    :func:`fingerprint` writes; :class:`UserError` if it cannot be one."""
+    digits = "".join(ch for ch in text.strip().upper() if ch not in "-: ")
+    size = len(fingerprint(bytes(PUBLIC_KEY_SIZE)).replace("-", ""))
+    if len(digits) != size or any(ch not in "0123456789ABCDEF" for ch in digits):
+        raise UserError(
+            f"{text!r} is not a key fingerprint: write {size} hex digits, e.g. "
+            f"{fingerprint(bytes(PUBLIC_KEY_SIZE))}"
+        )
+    return "-".join(digits[i : i + FINGERPRINT_GROUP] for i in range(0, size, FINGERPRINT_GROUP))
+
+
 def forget_peer(name: str, home: Path | None = None) -> bool:
     """Forget a peer's key (so its next key is accepted as new); whether it was known."""
     with _peers_locked(home):

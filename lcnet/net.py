@@ -112,6 +112,68 @@ NO_GAME: Final = bytes(wire.HASH_SIZE)
 class NetError(UserError):
     """A network problem the user can act on (the message says how)."""
 
+    title = "The connection failed"
+    """A heading for it (the full-screen UI shows one over the message)."""
+
+
+EXIT_REFUSED: Final = 4
+"""Exit status: the opponent would not play (a host busy with another match, or
+that turned this peer away, or a joiner that refused this host's welcome)."""
+EXIT_KEY_CHANGED: Final = 5
+"""Exit status: the opponent presents a known name with another key (a possible impostor)."""
+EXIT_VERSION: Final = 6
+"""Exit status: the opponent speaks an incompatible protocol version."""
+EXIT_UNREACHABLE: Final = 7
+"""Exit status: the host never answered (nothing listens there, or it is silent)."""
+
+
+class Refused(NetError):
+    """The opponent would not play with this peer; the message says why."""
+
+    exit_code = EXIT_REFUSED
+    title = "The opponent would not play"
+
+
+class KeyChanged(NetError):
+    """A known name that presents another key: the match is refused (trust on first use)."""
+
+    exit_code = EXIT_KEY_CHANGED
+    title = "A known name with a new key"
+
+    def __init__(self, check: identity.PeerCheck) -> None:
+        self.check = check
+        known = check.previous_fingerprint
+        super().__init__(
+            f"{check.name!r} is known here with the key {known}, but this opponent presents "
+            f"{check.fingerprint}: it may be someone else using that name. Nothing was played. "
+            f"Check the fingerprint with {check.name} in person; if they really have a new key, "
+            f"play again with --accept-new-key {check.fingerprint} "
+            f"(or forget the old key: lcnet id --forget {check.name!r})"
+        )
+
+    @property
+    def refusal(self) -> str:
+        """What the other side is told (in a ``busy`` frame): no warning addressed to it."""
+        return (
+            f"the key you present ({self.check.fingerprint}) is not the one known here for "
+            f"{self.check.name!r} ({self.check.previous_fingerprint}); if you have a new key, "
+            "your opponent must accept it (--accept-new-key)"
+        )
+
+
+class IncompatiblePeer(NetError):
+    """The opponent speaks another major protocol version."""
+
+    exit_code = EXIT_VERSION
+    title = "Incompatible versions of lcnet"
+
+
+class Unreachable(NetError):
+    """The host never answered."""
+
+    exit_code = EXIT_UNREACHABLE
+    title = "The host cannot be reached"
+
 
 class LocalFailure(NetError):
     """lcnet failed while handling the match: a fault of this program, not of the opponent."""
@@ -177,13 +239,20 @@ def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
     return fresh
 
 
-def tofu_check(home: Path | None = None) -> PeerCheck:
-    """Trust on first use against the known-peers file; a changed key refuses the peer."""
+def tofu_check(home: Path | None = None, *, accept_new_key: str | None = None) -> PeerCheck:
+    """Trust on first use against the known-peers file; a changed key refuses the peer
+    (:class:`KeyChanged`), unless it is ``accept_new_key`` (a fingerprint the player
+    accepted explicitly), which then replaces the known key."""
+    accepted = identity.normalize_fingerprint(accept_new_key) if accept_new_key else None
 
     def check(seat: Seat, name: str, key: bytes) -> None:
         result = identity.check_peer(name, key, home)
-        if result.status is identity.PeerStatus.CHANGED:
-            raise NetError(result.warning or f"{name}'s key has changed")
+        if result.status is not identity.PeerStatus.CHANGED:
+            return
+        if accepted is not None and accepted == result.fingerprint:
+            identity.trust_peer(name, key, home)
+            return
+        raise KeyChanged(result)
 
     return check
 
@@ -395,7 +464,7 @@ class NetPeer:
         except wire.IncompatibleVersion as exc:
             self.dropped += 1
             if self._seat is Seat.JOINER and session.next_seq <= 1:
-                self._fail(NetError(str(exc)))
+                self._fail(IncompatiblePeer(str(exc)))
             elif self._seat is Seat.HOST and ident != self._peer_ident:
                 self._turn_away(ident, str(exc))
             return
@@ -408,7 +477,12 @@ class NetPeer:
             self._on_control(frame)
             return
         if self._seat is Seat.JOINER and isinstance(frame.message, wire.Welcome):
-            self._check_peer(Seat.HOST, frame.message.name, frame.message.key)
+            try:
+                self._check_peer(Seat.HOST, frame.message.name, frame.message.key)
+            except KeyChanged as exc:
+                # Say no to the host too, so that it drops the match it opened.
+                self._turn_away(b"", exc.refusal, game=frame.game)
+                raise
         step = session.receive_frame(frame)
         if step.accepted is not None or step.events:
             self._heard()
@@ -436,7 +510,10 @@ class NetPeer:
         if refusal is None:
             self._peer_ident = ident
             return True
-        if isinstance(frame.message, wire.Hello) and refusal != BUSY_REASON:
+        if isinstance(refusal, KeyChanged):
+            self._updates.put_nowait(Update(warning=refusal))
+            refusal = refusal.refusal
+        elif isinstance(frame.message, wire.Hello) and refusal != BUSY_REASON:
             self._notice(f"turned away a peer: {refusal}")
         self._turn_away(ident, refusal)
         return False
@@ -445,17 +522,21 @@ class NetPeer:
         """Whether the host has an opponent (the match may be over, or resumed)."""
         return self._peer_ident is not None or Seat.JOINER in self._session.keys
 
-    def _turn_away(self, ident: bytes, reason: str) -> None:
-        """Send a peer that is not our opponent away, with the reason."""
-        self.turned_away += 1
+    def _turn_away(self, ident: bytes, reason: str, *, game: bytes | None = None) -> None:
+        """Send a peer that is not our opponent away, with the reason (a joiner
+        refusing its host's welcome sends the same frame to the host)."""
         busy = wire.make_frame(
-            wire.Busy(reason=reason[: wire.MAX_REASON_BYTES]),
+            wire.Busy(reason=_clip_utf8(reason, wire.MAX_REASON_BYTES)),
             self._signing_key,
-            game=self._session.game_id or NO_GAME,
+            game=game or self._session.game_id or NO_GAME,
         )
-        self._send_to(ident, busy.raw)
+        if self._seat is Seat.JOINER:
+            _send_now(self._sock, [busy.raw])
+        else:
+            self.turned_away += 1
+            self._send_to(ident, busy.raw)
 
-    def _refusal(self, frame: wire.Frame) -> str | None:
+    def _refusal(self, frame: wire.Frame) -> str | KeyChanged | None:
         """Why the host will not play with the sender of this hello or sync, if it will not.
 
         Each refusal says what happened; :data:`BUSY_REASON` only while the
@@ -479,6 +560,8 @@ class NetPeer:
             return REPLAYED_REASON
         try:
             self._check_peer(Seat.JOINER, message.name, message.key)
+        except KeyChanged as exc:
+            return exc
         except UserError as exc:
             return str(exc)
         return None
@@ -490,8 +573,19 @@ class NetPeer:
     def _on_control(self, frame: wire.Frame) -> None:
         message = frame.message
         if isinstance(message, wire.Busy):
-            if self._seat is Seat.JOINER and self._session.next_seq <= 1:
-                self._fail(NetError(f"the host turned this peer away: {message.reason}"))
+            session = self._session
+            if self._seat is Seat.JOINER and session.next_seq <= 1:
+                self._fail(Refused(f"the host turned this peer away: {message.reason}"))
+            elif (
+                self._seat is Seat.HOST
+                and len(session.chain) <= 2
+                and frame.game == session.game_id
+                and (joiner_key := session.keys.get(Seat.JOINER)) is not None
+                and frame.signed_by(joiner_key)
+            ):
+                # The joiner refused this host's welcome (e.g. it knows our name
+                # with another key): the match never started.
+                self._fail(Refused(f"the opponent refused to play: {message.reason}"))
             return
         step = self._session.receive_frame(frame)
         if not any(isinstance(e, ControlReceived) for e in step.events):
@@ -611,7 +705,7 @@ class NetPeer:
                 # whose hello gets no answer gives up after the connect timeout.
                 if self._seat is Seat.JOINER and silent > self._timing.connect_timeout:
                     self._fail(
-                        NetError(
+                        Unreachable(
                             "no answer from the host: check the address and port, that "
                             "`lcnet host` is running there, and that a firewall lets "
                             "the port through"
@@ -714,6 +808,7 @@ class NetPeer:
     def _fail(self, exc: UserError) -> None:
         if self._failure is None:
             self._failure = exc  # the command reports it when the player stops
+            self._updates.put_nowait(Update(failure=exc))  # ... and the UI shows it now
             self._set_status(Status.OVER)
             self._ended.set()
             self._peer_done.set()
@@ -739,6 +834,11 @@ async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
     # The poll's own timer may have fired late (a busy event loop): look once more.
     events = monitor.getsockopt(zmq.EVENTS)
     return isinstance(events, int) and bool(events & zmq.POLLIN)
+
+
+def _clip_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, on a character boundary."""
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:
@@ -868,7 +968,7 @@ async def probe_listener(host: str, port: int, timeout: float) -> None:
             try:
                 infos = await loop.getaddrinfo(host, port, type=_socket.SOCK_STREAM)
             except _socket.gaierror as exc:
-                raise NetError(
+                raise Unreachable(
                     f"cannot find the host {host!r} ({exc.strerror}): check the name, or use "
                     "its IP address"
                 ) from None
@@ -883,14 +983,14 @@ async def probe_listener(host: str, port: int, timeout: float) -> None:
                 finally:
                     sock.close()
     except TimeoutError:
-        raise NetError(
+        raise Unreachable(
             f"no answer from {where} within {timeout:g} s: check the address, and that a "
             "firewall lets the port through (TCP)"
         ) from None
     if errors and all(isinstance(exc, ConnectionRefusedError) for exc in errors):
-        raise NetError(
+        raise Unreachable(
             f"nothing is listening at {where} — is the host running, and is this its "
             "address and port?"
         )
     reason = next((e.strerror for e in errors if not isinstance(e, ConnectionRefusedError)), None)
-    raise NetError(f"cannot reach {where}: {reason or 'no address to connect to'}")
+    raise Unreachable(f"cannot reach {where}: {reason or 'no address to connect to'}")

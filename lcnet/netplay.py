@@ -68,6 +68,8 @@ class Player:
     name: str | None = None
     """A display name for this match instead of the identity's."""
     extra_header: dict[str, Any] = field(default_factory=dict)
+    accept_new_key: str | None = None
+    """A fingerprint the player accepts as a known opponent's new key (--accept-new-key)."""
 
 
 Listening = Callable[[int, Sequence[str]], None]
@@ -194,8 +196,9 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
     session = peer.session
     if path is None:
         return
-    if peer.seat.other not in session.keys:
-        # The opponent never answered: a lone hello is not worth keeping.
+    if peer.seat.other not in session.keys or (len(session.chain) <= 2 and not session.is_over):
+        # The opponent never answered (a lone hello), or the joiner never went
+        # past the host's welcome (it refused it, or went away): no match started.
         path.unlink(missing_ok=True)
         delete_secret(path)
         return
@@ -285,7 +288,7 @@ async def host_match(
             sock,
             writer=open_writer,
             timing=player.timing,
-            peer_check=tofu_check(player.home),
+            peer_check=tofu_check(player.home, accept_new_key=player.accept_new_key),
             fresh_game=game_ledger(player.home),
         )
         peer.addresses = tuple(addresses)
@@ -355,7 +358,7 @@ async def join_match(
     try:
         sock = connect_joiner(context, host, port)
         extra = {"role": "joiner", "host": host, "port": port}
-        check = tofu_check(player.home)
+        check = tofu_check(player.home, accept_new_key=player.accept_new_key)
         if announced is not None:
             check = discovery.announced_key_check(announced, then=check)
         peer = NetPeer(
@@ -393,15 +396,16 @@ async def resume_match(
     if not isinstance(master, bytes) or len(master) != deal.MASTER_SECRET_SIZE:
         raise UserError(f"the side file of {path} holds no valid master secret")
     me = _load_identity(player)
+    _check_own_key(path, contents, seat, me, player)
     options = _options_from(contents)
     try:
         session, due = Session.resume(
             seat, me.signing_key, master, contents.frames, name=me.name, options=options
         )
-    except Exception as exc:  # any failure to rebuild is the file's, or another identity's
+    except Exception:  # the file's frames, or its side file, do not rebuild the match
         raise UserError(
-            f"cannot resume {path}: {exc} (is this your file, made with your identity "
-            f"{me.fingerprint}?)"
+            f"cannot resume {path}: its frames do not rebuild a match with its side file "
+            f"({path}.secret); check the file with: lcnet audit {path}"
         ) from None
     if session.is_over:
         raise UserError(f"the match in {path} is already over; see it with: lcnet replay {path}")
@@ -433,13 +437,37 @@ async def resume_match(
             sock,
             writer=writer,
             timing=player.timing,
-            peer_check=tofu_check(player.home),
+            peer_check=tofu_check(player.home, accept_new_key=player.accept_new_key),
         )
         peer.addresses = tuple(addresses)
         player.say(f"resuming {path}: {session.owed()}")
         return await run_client(peer, player)
     finally:
         context.destroy(linger=CLOSE_LINGER_MS)
+
+
+def _check_own_key(
+    path: Path, contents: ReplayContents, seat: Seat, me: identity.Identity, player: Player
+) -> None:
+    """Refuse, in plain words, a file this identity did not play."""
+    played_with = _key_of(contents, seat)
+    if played_with is not None and played_with != me.public_key:
+        raise UserError(
+            f"cannot resume {path}: its {seat} played with the key "
+            f"{identity.fingerprint(played_with)}, and this identity's key is {me.fingerprint} "
+            f"(in {player.home or identity.home_dir()}): resume it where it was played"
+        )
+
+
+def _key_of(contents: ReplayContents, seat: Seat) -> bytes | None:
+    """The key ``seat`` presented in the file (its hello or welcome), if the file holds it."""
+    wanted = wire.Hello if seat is Seat.JOINER else wire.Welcome
+    for raw in contents.frames[:2]:
+        with contextlib.suppress(wire.MalformedFrame):
+            message = wire.decode_frame(raw).message
+            if isinstance(message, wanted):
+                return message.key
+    return None
 
 
 def _options_from(contents: ReplayContents) -> MatchOptions | None:
@@ -520,8 +548,10 @@ class BotPeerProcess:
         peer = cls(proc, port or 0, lines)
         if port is None:
             await peer.stop()
-            detail = "; ".join(lines[-3:]) or "no output"
-            raise UserError(f"the bot's process did not start listening ({detail})")
+            # Its own error, without its command's name (the bot speaks of itself as "this").
+            said = [line.split(": ", 1)[1] if line.startswith("lcnet ") else line for line in lines]
+            detail = "; ".join(said[-2:]) or "it stopped without a word"
+            raise UserError(f"the {spec.split(':')[0]} bot could not start its side: {detail}")
         peer._drain = asyncio.get_running_loop().create_task(peer._keep_reading())
         return peer
 
@@ -590,6 +620,8 @@ async def resume_against_bot(
     bot_files = sorted(path.parent.glob(f"*{game}-host.lcnet"))
     if not bot_files:
         raise UserError(f"the bot's replay file ({game}-host.lcnet) is not next to {path}")
+    _check_own_key(path, contents, Seat.JOINER, _load_identity(player), player)
+    _check_bot_side(bot_files[0], spec)
     arguments = [
         "resume",
         str(bot_files[0]),
@@ -605,6 +637,39 @@ async def resume_against_bot(
         return await resume_match(path, contents, player=player, connect_to=("127.0.0.1", bot.port))
     finally:
         await bot.stop()
+
+
+def _check_bot_side(bot_file: Path, spec: str) -> None:
+    """Say in plain words why the bot cannot resume its side, before starting it."""
+    from lcnet.replaylog import ReplayFileError, read_replay, secret_path
+
+    bot = f"the {spec.split(':')[0]} bot"
+    if not secret_path(bot_file).exists():
+        raise UserError(
+            f"{bot}'s side of this match cannot be continued: its private side file "
+            f"{secret_path(bot_file)} is missing"
+        )
+    try:
+        played_with = _key_of(read_replay(bot_file), Seat.HOST)
+    except ReplayFileError as exc:
+        raise UserError(f"{bot}'s side of this match cannot be continued: {exc}") from None
+    home = bot_home(spec)
+    if played_with is None:
+        return
+    if not identity.identity_exists(home):
+        raise UserError(
+            f"{bot}'s side of this match was played by a bot with the key "
+            f"{identity.fingerprint(played_with)}, and there is no {bot} in {home}: resume it "
+            "with the lcnet home (LCNET_HOME) the match was played with"
+        )
+    now = identity.load_identity(home).public_key
+    if now != played_with:
+        raise UserError(
+            f"{bot}'s side of this match was played by a bot with the key "
+            f"{identity.fingerprint(played_with)}; {bot} here has the key "
+            f"{identity.fingerprint(now)} (in {home}): resume it with the lcnet home "
+            "(LCNET_HOME) the match was played with"
+        )
 
 
 # ------------------------------------------------------------ unfinished matches

@@ -85,7 +85,7 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
         f"nothing is listening at {address} — is the host running, and is this its "
         "address and port?"
     )
-    assert code == 1, err
+    assert code == net.EXIT_UNREACHABLE, err
     assert (out + err).count(expected) == 1, (out, err)
     assert "never answered" not in out + err and "no answer" not in out + err
     assert "Traceback" not in err
@@ -116,7 +116,7 @@ def test_a_host_that_accepts_but_never_answers_is_reported_once(tmp_path: Path) 
             server.close()
 
     code, out, err = asyncio.run(main())
-    assert code == 1, err
+    assert code == net.EXIT_UNREACHABLE, err
     assert (out + err).count("no answer from the host") == 1, (out, err)
     assert "never answered" not in out + err, (out, err)
     assert "nothing is listening" not in err

@@ -20,6 +20,7 @@ import pytest
 
 from lcnet import audit, identity
 from lcnet.discovery import EXIT_NO_GAMES
+from lcnet.net import EXIT_KEY_CHANGED
 from lcnet.replaylog import read_replay
 from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import (
@@ -197,7 +198,7 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(
                 await finish(forger, b"")
             await stop(forger)
         mallory = identity.load_identity(mallory_dir / "home")
-        assert code == 1, err
+        assert code == EXIT_KEY_CHANGED, err
         assert "IMPOSTOR" in err and alice.fingerprint in err and mallory.fingerprint in err
         assert "Traceback" not in err
         assert not list((tmp_path / "j" / "replays").glob("*")), "nothing is kept"

@@ -388,7 +388,7 @@ def test_joining_a_host_of_another_protocol_version_fails_in_one_sentence(tmp_pa
             await stop(proc)
             router.close()
             ctx.term()
-        assert code == 1
+        assert code == net.EXIT_VERSION
         assert "speaks lcnet protocol 2.3" in err
         assert "Traceback" not in err
 
@@ -430,7 +430,8 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
             tmp_path,
         )
         code, _, err = await finish(proc)
-        assert code == 1 and "nothing is listening at" in err and "Traceback" not in err
+        assert code == net.EXIT_UNREACHABLE and "nothing is listening at" in err
+        assert "Traceback" not in err
         assert not list(tmp_path.glob("replays/*.lcnet")), "nothing worth keeping was saved"
         home = tmp_path / "broken-home"
         home.mkdir(mode=0o700)

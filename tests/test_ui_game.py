@@ -393,5 +393,5 @@ def test_before_the_deal_the_screen_waits_and_shows_the_players_key() -> None:
 
     screen = "\n".join(asyncio.run(show()))
     assert "Shuffling and dealing" in screen
-    assert "you (host): key " in screen
+    assert "you: you (host), key " in screen
     assert "dealing..." in screen.splitlines()[-1]

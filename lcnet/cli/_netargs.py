@@ -7,15 +7,40 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from lcnet import identity
 from lcnet.bots import BOTS
-from lcnet.errors import UsageError
-from lcnet.net import Timing
+from lcnet.errors import UsageError, UserError
+from lcnet.net import (
+    EXIT_KEY_CHANGED,
+    EXIT_REFUSED,
+    EXIT_UNREACHABLE,
+    EXIT_VERSION,
+    Timing,
+)
 from lcnet.netplay import DEFAULT_REPLAYS, Player
 
 BIND_HELP = (
     "the address to listen on: one of this machine's IP addresses or an interface's "
     "name (default: every address, IPv4 and IPv6)"
 )
+
+EXIT_CODES = f"""
+exit status:
+  0  the match was played to its end (or resigned)
+  1  a dispute (a player broke the rules), or another error
+  2  the command line is wrong
+  3  you left an unfinished match (`lcnet resume FILE` continues it)
+  {EXIT_REFUSED}  the opponent would not play: a host busy with another match or that
+     turned you away (it says why), or a joiner that refused your welcome
+  {EXIT_KEY_CHANGED}  the opponent uses a name you know with another key: it may be
+     someone else; nothing was played (--accept-new-key FINGERPRINT, once
+     you checked it with them, or `lcnet id --forget NAME`)
+  {EXIT_VERSION}  the opponent runs an lcnet of an incompatible protocol version
+  {EXIT_UNREACHABLE}  the host cannot be reached: nothing listens at the address, or it never
+     answered
+  8  (join without an address) no game was found on the local network
+"""
+"""The exit codes of the commands that play over the network (their --help epilog)."""
 
 
 def add_player_arguments(
@@ -33,6 +58,13 @@ def add_player_arguments(
     )
     parser.add_argument(
         "--name", help="your display name for this match (default: the one `lcnet id` shows)"
+    )
+    parser.add_argument(
+        "--accept-new-key",
+        metavar="FINGERPRINT",
+        help="accept this fingerprint as the new key of an opponent you know under "
+        "another key (only after checking it with them in person); without it, such an "
+        "opponent is refused",
     )
     timing = Timing()
     parser.add_argument(
@@ -80,7 +112,15 @@ def player_from(args: argparse.Namespace) -> Player:
         peer_timeout=args.peer_timeout,
         connect_timeout=connect_timeout,
     )
-    return Player(bot=args.bot, replays=args.replays, timing=timing, name=args.name)
+    accept = None
+    if args.accept_new_key is not None:
+        try:
+            accept = identity.normalize_fingerprint(args.accept_new_key)
+        except UserError as exc:
+            raise UsageError(f"--accept-new-key: {exc}") from None
+    return Player(
+        bot=args.bot, replays=args.replays, timing=timing, name=args.name, accept_new_key=accept
+    )
 
 
 def print_listening(

@@ -10,7 +10,13 @@ from typing import Any
 
 from lcnet import identity
 from lcnet.addresses import EVERY_ADDRESS
-from lcnet.cli._netargs import BIND_HELP, add_player_arguments, player_from, print_listening
+from lcnet.cli._netargs import (
+    BIND_HELP,
+    EXIT_CODES,
+    add_player_arguments,
+    player_from,
+    print_listening,
+)
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT
 from lcnet.netplay import host_match
@@ -45,7 +51,7 @@ def register(subparsers: Any) -> None:
         "host",
         help="wait for an opponent to join, then play a new match",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

@@ -9,7 +9,7 @@ from typing import Any
 
 from lcnet import identity
 from lcnet.addresses import format_address, parse_address
-from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.cli._netargs import EXIT_CODES, add_player_arguments, player_from
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT
 from lcnet.netplay import join_match
@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
         "join",
         help="connect to a host and play",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=EPILOG + EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

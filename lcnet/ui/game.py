@@ -102,14 +102,13 @@ then d or Enter  draw from the draw pile,
   y b w g r p    or take the top card of that suit's pile ([y4]: allowed;
                  x: the pile you just discarded onto, not allowed)
   Esc            take the card back
-: or Tab         type a command; Enter sends it, Esc leaves
+: or Tab         type a command (or help, resign, quit); Enter sends it
   +r7 deck       play r7, draw from the draw pile
   -b3 g          discard b3, take the top card of the green pile
   play gH2, draw r   the long form; +r7 alone waits for the draw
-  help  resign  quit
-R resign  m this round's moves  q or Ctrl-C quit (asks first)  ? this help
-
-Press Esc, Enter or ? to go back."""
+R resign  m moves  i who you play  q or Ctrl-C quit (asks first)  ? this help
+"""
+HELP_END: Final = "Press Esc, Enter or ? to go back."
 
 
 class Stage(enum.Enum):
@@ -157,6 +156,10 @@ class GameUI:
         self.history_open = False
         self.history_scroll = 0
         """Rows of the move history hidden below the screen (0: the latest move shows)."""
+        self.ids_open = False
+        """The players' key fingerprints are shown (the ``i`` key)."""
+        self.alerts: list[LcnetError] = []
+        """Known names with new keys this host turned away, to show until dismissed."""
         self.confirm: Confirm | None = None
         self.screens: list[Screen] = []
         self.message = ""
@@ -188,6 +191,8 @@ class GameUI:
                 self.app.exit(exception=exc)
                 return
             lines = self.tracker.apply(update)
+            if update.warning is not None:
+                self.alerts.append(update.warning)
             event = update.event
             if isinstance(event, RoundVerified) and self.tracker.summaries:
                 self.screens.append(Screen(RoundVerified, self.tracker.summaries[-1]))
@@ -481,7 +486,17 @@ class GameUI:
 
     def _body(self) -> StyleAndTextTuples:
         if self.help_open:
-            return [("", HELP_TEXT)]
+            ids = [f"  {line}" for line in self.tracker.identity_lines()]
+            return [("", HELP_TEXT + "\n".join([*ids, HELP_END]))]
+        if self.ids_open:
+            return join_lines(self._identity_screen())
+        failure = self.tracker.failure
+        if failure is not None and _key_check(failure) is not None:
+            return join_lines(self._key_warning(failure, stopped=True))
+        if self.alerts:
+            return join_lines(self._key_warning(self.alerts[0], stopped=False))
+        if failure is not None and not self.tracker.match_started:
+            return join_lines(self._refusal_screen(failure))
         if self.history_open:
             return join_lines(self._history_lines())
         if self.screens:
@@ -548,7 +563,8 @@ class GameUI:
         if tracker.error is not None:
             text = f"The connection failed: {tracker.error}. Press q to leave."
         elif tracker.stopped_early:
-            parts = [tracker.last_notice, tracker.stopped_text(), "press q to leave"]
+            first = str(tracker.failure) if tracker.failure is not None else tracker.last_notice
+            parts = [first, tracker.stopped_text(), "press q to leave"]
             text = ". ".join(sentence(part) for part in parts if part) + "."
         elif tracker.status is Status.DISCONNECTED:
             text = tracker.disconnected_text()
@@ -561,16 +577,10 @@ class GameUI:
 
     def _identities(self) -> list[str]:
         """Both players' key fingerprints, to read aloud to each other before playing."""
-        session = self.client.session
-        lines = []
-        for seat in (self.client.seat, self.client.seat.other):
-            key = session.keys.get(seat)
-            if key is None:
-                continue
-            who = "you" if seat is self.client.seat else clip(self.tracker.opponent, 24)
-            lines.append(f"{who} ({seat}): key {identity.fingerprint(key)}")
-        if len(lines) == 2:
+        lines = [clip(line, TEXT_WIDTH - 2) for line in self.tracker.identity_lines()]
+        if self.tracker.opponent_known:
             lines.append("Read the fingerprints to each other: they must match what you see.")
+        lines.append("(i shows them again at any time)")
         return lines
 
     def _join_lines(self) -> list[str]:
@@ -587,6 +597,90 @@ class GameUI:
             lines.append(f"  (and {len(addresses) - len(shown)} more addresses)")
         lines.append("")
         return lines
+
+    def _identity_screen(self) -> list[Line]:
+        """The ``i`` screen: who plays whom, with both key fingerprints."""
+        out: list[Line] = [[("class:banner", f" {'Who you play':<{TEXT_WIDTH}} ")], [("", "")]]
+        out.extend([("", f" {line}")] for line in self._identities()[:-1])
+        out.append([("", "")])
+        for text in (
+            "lcnet remembers each opponent's key, and refuses a known name that comes "
+            "back with another key. Compare the fingerprints with your opponent (in "
+            "person, or by phone) the first time you play.",
+        ):
+            out.extend([("", f" {line}")] for line in textwrap.wrap(text, TEXT_WIDTH))
+        out.append([("", "")])
+        out.append([("class:dim", " Press Esc, Enter or i to go back.")])
+        return out
+
+    def _key_warning(self, warning: LcnetError, *, stopped: bool) -> list[Line]:
+        """A known name with a new key: both fingerprints, and what to do."""
+        check = _key_check(warning)
+        assert check is not None
+        name = clip(check.name, 24)
+        title = f"WARNING: this may not be {name}"
+        out: list[Line] = [
+            [("class:banner.dispute", f" {title:<{TEXT_WIDTH}} ")],
+            [("", "")],
+            [
+                ("", f" You know {name} with the key   "),
+                ("class:label", f"{check.previous_fingerprint}"),
+            ],
+            [
+                ("", f" but this {'opponent' if stopped else 'peer'} presents   "),
+                ("class:error", f"{check.fingerprint}"),
+            ],
+            [("", "")],
+        ]
+        texts = [
+            f"Someone may be using the name {name} to play you in their place. "
+            + (
+                "Nothing was played, and no file was kept."
+                if stopped
+                else "This host turned them away and still waits for its opponent."
+            ),
+            f"What to do: check the new fingerprint with {name} in person. If they "
+            f"really have a new key, "
+            + (
+                f"play again with --accept-new-key {check.fingerprint}, or forget the old "
+                f"key with: lcnet id --forget {check.name!r}"
+                if stopped
+                else f"accept it with: lcnet id --forget {check.name!r} (they then join again)"
+            ),
+        ]
+        for text in texts:
+            out.extend(
+                [("", f" {line}")]
+                for line in textwrap.wrap(
+                    text, TEXT_WIDTH, break_long_words=False, break_on_hyphens=False
+                )
+            )
+        out.append([("", "")])
+        me = self.client.session.keys.get(self.client.seat)
+        if me is not None:
+            out.append([("class:dim", f" Your own key: {identity.fingerprint(me)}")])
+        leave = "Press q to leave." if stopped else "Press Enter to go on waiting, q to leave."
+        out.append([("class:dim", f" {leave}")])
+        return out
+
+    def _refusal_screen(self, failure: LcnetError) -> list[Line]:
+        """No match: the one reason (refused, busy, version, unreachable), full width."""
+        out: list[Line] = [
+            [("class:banner.warning", f" {_failure_title(failure):<{TEXT_WIDTH}} ")],
+            [("", "")],
+        ]
+        text = f"{sentence(str(failure))}. {sentence(self.tracker.stopped_text())}."
+        out.extend(
+            [("", f" {line}")]
+            for line in textwrap.wrap(
+                text, TEXT_WIDTH, break_long_words=False, break_on_hyphens=False
+            )
+        )
+        out.append([("", "")])
+        out.extend([("", f" {line}")] for line in self._identities()[:-1])
+        out.append([("", "")])
+        out.append([("class:dim", " Press q to leave.")])
+        return out
 
     def _waiting_text(self) -> str:
         status = self.tracker.status
@@ -747,6 +841,8 @@ class GameUI:
         tracker = self.tracker
         if tracker.dispute is not None:
             return "DISPUTE: the match stopped"
+        if tracker.failure is not None and not tracker.match_started:
+            return "no match: " + _failure_title(tracker.failure).lower()
         if tracker.stopped_early:
             return "the match stopped"
         if tracker.over:
@@ -777,7 +873,18 @@ class GameUI:
         on_screen = Condition(lambda: bool(self.screens))
         history = Condition(lambda: self.history_open) & ~helping & ~confirming
         small = Condition(self.too_small)
-        board = ~typing & ~confirming & ~helping & ~on_screen & ~history & ~small
+        showing_ids = Condition(lambda: self.ids_open)
+        alerting = Condition(lambda: bool(self.alerts) and not self.ids_open)
+        board = (
+            ~typing
+            & ~confirming
+            & ~helping
+            & ~on_screen
+            & ~history
+            & ~small
+            & ~showing_ids
+            & ~alerting
+        )
         card_stage = board & Condition(lambda: self.stage is Stage.CARD)
         draw_stage = board & Condition(lambda: self.stage is Stage.DRAW)
 
@@ -810,9 +917,29 @@ class GameUI:
             self.help_open = False
             self._changed()
 
-        @kb.add("enter", filter=on_screen & ~helping & ~confirming)
-        @kb.add("space", filter=on_screen & ~helping & ~confirming)
-        @kb.add("escape", filter=on_screen & ~helping & ~confirming)
+        @kb.add("i", filter=~typing & ~confirming & ~helping)
+        def _who(event: KeyPressEvent) -> None:
+            """Show (or hide) both players' key fingerprints."""
+            self.ids_open = not self.ids_open
+            self._changed()
+
+        @kb.add("escape", filter=showing_ids & ~helping & ~confirming)
+        @kb.add("enter", filter=showing_ids & ~helping & ~confirming)
+        def _close_ids(event: KeyPressEvent) -> None:
+            """Close the fingerprints screen."""
+            self.ids_open = False
+            self._changed()
+
+        @kb.add("escape", filter=alerting & ~helping & ~confirming)
+        @kb.add("enter", filter=alerting & ~helping & ~confirming)
+        def _dismiss_alert(event: KeyPressEvent) -> None:
+            """Go on waiting after a turned-away impostor."""
+            self.alerts.pop(0)
+            self._changed()
+
+        @kb.add("enter", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
+        @kb.add("space", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
+        @kb.add("escape", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
         def _next_screen(event: KeyPressEvent) -> None:
             """Leave a round summary (a result or a dispute stays until q)."""
             if self.screens[0].kind is RoundVerified:
@@ -966,6 +1093,18 @@ class GameUI:
 
 def _plain(fragments: StyleAndTextTuples) -> str:
     return "".join(fragment[1] for fragment in fragments)
+
+
+def _key_check(error: LcnetError) -> identity.PeerCheck | None:
+    """The known and the new key, if ``error`` refused a known name with a new key."""
+    check = getattr(error, "check", None)
+    return check if isinstance(check, identity.PeerCheck) else None
+
+
+def _failure_title(failure: LcnetError) -> str:
+    """A heading for why no match was played (the network errors name their kind)."""
+    title = getattr(failure, "title", None)
+    return title if isinstance(title, str) else "The connection failed"
 
 
 def sentence(text: str) -> str:

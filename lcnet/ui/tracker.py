@@ -24,7 +24,7 @@ from lcnet import identity
 from lcnet.cards import Card, Suit
 from lcnet.client import MatchClient, Status, Update
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
-from lcnet.errors import IllegalMoveError, IllegalReason
+from lcnet.errors import IllegalMoveError, IllegalReason, LcnetError
 from lcnet.seat import Seat
 from lcnet.session import (
     DisputeInfo,
@@ -153,6 +153,10 @@ class MatchTracker:
         """A failure of the connection itself (the client raised)."""
         self.last_notice: str | None = None
         """The client's last notice (when it gives up, it says why in one)."""
+        self.failure: LcnetError | None = None
+        """Why the client stopped (a refusal, an impostor, an unreachable host)."""
+        self.warnings: list[LcnetError] = []
+        """Peers refused while the client goes on (a known name with a new key)."""
 
     # -- names
 
@@ -261,6 +265,12 @@ class MatchTracker:
         if update.notice:
             self.last_notice = update.notice
             out.append(update.notice)
+        if update.failure is not None and self.failure is None:
+            self.failure = update.failure
+            out.append(str(update.failure))
+        if update.warning is not None:
+            self.warnings.append(update.warning)
+            out.append(str(update.warning))
         return out
 
     def _event(self, event: object) -> list[str]:
@@ -268,8 +278,8 @@ class MatchTracker:
             if event.seat is self.me:
                 return []
             return [
-                f"opponent: {event.name or '?'} ({event.seat}), "
-                f"key {identity.fingerprint(event.key)}"
+                *self.identity_lines(),
+                "read the fingerprints to each other: they must match what each of you sees",
             ]
         if isinstance(event, MatchStarted):
             return [
@@ -376,7 +386,28 @@ class MatchTracker:
             f"{self.opponent} is disconnected. Wait: the match goes on when they reconnect; {later}"
         )
 
+    def identity_lines(self) -> list[str]:
+        """Both players: name, seat and key fingerprint (``?`` for a key not known yet)."""
+        session = self.client.session
+        lines = []
+        for seat in (self.me, self.me.other):
+            key = session.keys.get(seat)
+            name = session.names.get(seat) or ("the opponent" if seat is not self.me else "?")
+            who = f"you: {name}" if seat is self.me else f"opponent: {name}"
+            if key is None:
+                lines.append(f"{who} ({seat}), not connected yet")
+            else:
+                lines.append(f"{who} ({seat}), key {identity.fingerprint(key)}")
+        return lines
+
+    @property
+    def match_started(self) -> bool:
+        """Whether the joiner went past the host's welcome (before it, no file is kept)."""
+        return len(self.client.session.chain) > 2
+
     def stopped_text(self) -> str:
+        if self.failure is not None and not (self.opponent_known and self.match_started):
+            return "no match was started, and no file was kept"
         if not self.opponent_known:
             return "the opponent never answered, so no match was started"
         path = self.replay_path
