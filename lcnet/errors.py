@@ -93,6 +93,9 @@ class UserError(LcnetError):
 
     exit_code = 1
     """The command's exit status when this error ends it."""
+    shown = False
+    """Set once the player has read it (the line mode printed it in the game's
+    stream): the command then ends with its exit status without repeating it."""
 
 
 class UsageError(UserError):

@@ -27,7 +27,7 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import audit, identity, localmatch, wire
+from lcnet import audit, identity, localmatch, net, wire
 from lcnet.bots.basic import RandomBot
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay, write_secret
 from lcnet.seat import Seat

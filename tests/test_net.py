@@ -524,7 +524,7 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(tmp_path: Path)
             tmp_path,
         )
         code, _, err = await finish(joiner)
-        assert code == 1 and "nothing is listening" in err
+        assert code == net.EXIT_UNREACHABLE and "nothing is listening" in err
         assert "unfinished" not in err and "resume" not in err, err
 
     asyncio.run(main())

@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except LcnetError as exc:
-        print(f"lcnet {args.command}: {exc}", file=sys.stderr)
+        if not getattr(exc, "shown", False):
+            print(f"lcnet {args.command}: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 1)
     return code

@@ -27,7 +27,7 @@ from typing import Any, Final, TextIO
 
 from lcnet.client import MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
-from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
+from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError, UserError
 from lcnet.session import RoundVerified
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import EXIT_UNFINISHED, YOU, MatchTracker, check_choice, explain
@@ -166,6 +166,8 @@ class LineGame:
                         self.say(f"the connection failed: {exc}")
                         return self._leave()
                     self.say(*self.tracker.apply(update))
+                    if isinstance(update.failure, UserError):
+                        update.failure.shown = True  # said once, here
                     if isinstance(update.event, RoundVerified):
                         self.say(*self._scoring())
                     if self.tracker.over:
