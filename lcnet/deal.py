@@ -1,6 +1,6 @@
 """The masked deck: two peers shuffle and deal one deck that neither can see into.
 
-SRA-style mental poker on the prime-order Ed25519 group (DESIGN.md, "The
+SRA-style mental poker on the prime-order Ed25519 group (the design brief's "The
 masked deck"; docs/PROTOCOL.md §3–4 is the normative text). Every card has its
 own hashed point; the host (side A) and the joiner (side B) each shuffle and
 mask the deck once, then lock every position with a per-position key:

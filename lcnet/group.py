@@ -1,7 +1,7 @@
 """The prime-order group of Ed25519, exactly as the masked deck uses it.
 
 A thin, typed wrapper over ``nacl.bindings`` (libsodium) with the rules of
-DESIGN.md built in: points are 32-byte canonical encodings of elements of the
+PROTOCOL.md §1.4 built in: points are 32-byte canonical encodings of elements of the
 subgroup of prime order ``L``; scalars are 32-byte little-endian integers that
 are reduced (``< L``) and never zero; scalar multiplication is always the
 *noclamp* variant, so that ``a·(b·P) == (a*b mod L)·P`` and inverses work.

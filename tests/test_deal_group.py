@@ -1,4 +1,4 @@
-"""The group wrapper: the rules of DESIGN.md for points and scalars, enforced.
+"""The group wrapper: the rules of PROTOCOL.md §1.4 for points and scalars, enforced.
 
 The masked deck checks a received pass it multiplies anyway through the
 multiplication itself; the property tests here pin down why that is sound:
