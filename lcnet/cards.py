@@ -170,6 +170,19 @@ ALL_CARDS: Final = _build_all_cards()
 
 _BY_KEY: Final = {(c.suit, c.rank, c.copy): c for c in ALL_CARDS}
 
+# Per-card tables indexed by card id, for the hot paths of the engine and the
+# bots' simulator (which never build Card objects there).
+SUIT_OF: Final = tuple(c.id // CARDS_PER_SUIT for c in ALL_CARDS)
+RANK_OF: Final = tuple(c.rank for c in ALL_CARDS)
+"""A card's rank; 0 for a wager (which also adds 0 to an expedition's sum)."""
+# An expedition's "level" is 0 when empty, 1 after wagers only, else its
+# highest number. A card may be played iff level < threshold(card): a wager
+# needs level <= 1 (no number yet), a number n needs level < n.
+LEVEL_AFTER: Final = tuple(1 if c.is_wager else c.rank for c in ALL_CARDS)
+"""An expedition's level after this card: 1 after wagers only, else the number."""
+THRESHOLD: Final = tuple(2 if c.is_wager else c.rank for c in ALL_CARDS)
+"""A card fits on an expedition iff the expedition's level is below this."""
+
 
 def parse_cards(text: str) -> list[Card]:
     """Parse a whitespace- or comma-separated list of cards."""

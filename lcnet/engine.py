@@ -31,6 +31,10 @@ from lcnet.cards import (
     CARDS_PER_SUIT,
     DEFAULT_SUITS,
     HAND_SIZE,
+    LEVEL_AFTER,
+    RANK_OF,
+    SUIT_OF,
+    THRESHOLD,
     Card,
     Suit,
     deck_size,
@@ -55,15 +59,12 @@ BONUS_LENGTH: Final = 8
 BONUS: Final = 20
 DEFAULT_ROUNDS: Final = 3
 
-# Per-card tables indexed by card id (the hot paths never build Card objects).
-_SUIT_OF: Final = tuple(c.id // CARDS_PER_SUIT for c in ALL_CARDS)
-_POINTS: Final = tuple(c.rank for c in ALL_CARDS)  # a wager adds 0
+# Per-card tables indexed by card id (cards.py; the hot paths never build Card objects).
+_SUIT_OF: Final = SUIT_OF
+_POINTS: Final = RANK_OF  # a wager adds 0
 _IS_WAGER: Final = tuple(c.is_wager for c in ALL_CARDS)
-# An expedition's "level" is 0 when empty, 1 after wagers only, else its
-# highest number. A card may be played iff level < threshold(card): a wager
-# needs level <= 1 (no number yet), a number n needs level < n.
-_THRESHOLD: Final = tuple(2 if c.is_wager else c.rank for c in ALL_CARDS)
-_LEVEL_AFTER: Final = tuple(1 if c.is_wager else c.rank for c in ALL_CARDS)
+_THRESHOLD: Final = THRESHOLD
+_LEVEL_AFTER: Final = LEVEL_AFTER
 
 
 class Phase(enum.Enum):

@@ -30,19 +30,22 @@ import random
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from lcnet.cards import ALL_CARDS, CARDS_PER_SUIT, WAGER_COPIES, sort_hand
+from lcnet.cards import (
+    ALL_CARDS,
+    CARDS_PER_SUIT,
+    LEVEL_AFTER,
+    RANK_OF,
+    SUIT_OF,
+    THRESHOLD,
+    WAGER_COPIES,
+    sort_hand,
+)
 from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, View
 
 # ---------------------------------------------------------------- card tables
 
-SUIT_OF: Final = tuple(c.id // CARDS_PER_SUIT for c in ALL_CARDS)
+# SUIT_OF, RANK_OF, LEVEL_AFTER and THRESHOLD are the engine's (lcnet.cards).
 BIT_OF: Final = tuple(1 << (c.id % CARDS_PER_SUIT) for c in ALL_CARDS)
-RANK_OF: Final = tuple(c.rank for c in ALL_CARDS)
-"""A card's rank; 0 for a wager (which also adds 0 to an expedition's sum)."""
-LEVEL_AFTER: Final = tuple(1 if c.is_wager else c.rank for c in ALL_CARDS)
-"""An expedition's level after this card: 1 after wagers only, else the number."""
-THRESHOLD: Final = tuple(2 if c.is_wager else c.rank for c in ALL_CARDS)
-"""A card fits on an expedition iff the expedition's level is below this."""
 
 SUIT_MASK: Final = (1 << CARDS_PER_SUIT) - 1
 WAGER_MASK: Final = (1 << WAGER_COPIES) - 1
