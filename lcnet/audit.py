@@ -23,7 +23,7 @@ same position is proof of equivocation. With two files of the same match,
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -322,17 +322,15 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
     return verdict
 
 
-def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdict) -> None:
-    """Evidence records that prove misconduct by the player who signed them.
+def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[wire.Frame, Seat]]:
+    """The evidence records that can prove something, with their signers.
 
-    Only two things do: a second frame a player signed for a position of
-    this transcript that it had already signed, on the same history (same
-    game, position and ``prev``: equivocation); and a frame a player signed
-    for a position that was the other player's to send, on the same history
-    (except a dispute or a resignation, which may cross a frame in flight).
-    A frame of another game, or one that does not follow the frame before
-    it, proves nothing against its signer: anyone can copy an old frame into
-    a file, and a fork can be either side's doing.
+    A record that does not decode, that no player's key verifies, whose
+    position is 0 or not in the transcript, or that is not on the transcript's
+    history (this game, ``prev`` the hash of the transcript's frame before it)
+    proves nothing: anyone can copy an old frame into a file, and a fork can
+    be either side's doing (PROTOCOL §6.4). Nor does a copy of the
+    transcript's own frame.
     """
     chain = observer.chain
     for raw in evidence:
@@ -346,17 +344,29 @@ def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdi
             continue
         if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
             continue
-        theirs = chain[seq]
-        if theirs.raw == raw:
-            continue
-        if theirs.signed_by(observer.keys[signer]):
+        if chain[seq].raw != raw:
+            yield frame, signer
+
+
+def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdict) -> None:
+    """Evidence records that prove misconduct by the player who signed them:
+    a second frame a player signed for a position it had already signed
+    (equivocation), or a frame it signed for a position that was the other
+    player's to send — a resignation included, which never crosses in
+    flight. A dispute that crossed frames in flight is judged apart
+    (:func:`_crossed_dispute`)."""
+    chain = observer.chain
+    for frame, signer in _on_history(observer, evidence):
+        seq = frame.seq
+        assert seq is not None
+        if chain[seq].signed_by(observer.keys[signer]):
             reason = f"signed two different frames for position {seq} (equivocation)"
         elif isinstance(frame.message, wire.Dispute) and _crossed(chain, seq, signer, observer):
-            continue  # a dispute that crossed frames in flight: see _crossed_dispute
+            continue
         else:
             reason = f"signed a frame for position {seq}, which was the other player's to send"
         verdict.kind = VerdictKind.INVALID
-        verdict.bad = BadFrame(seq, _signer(observer, signer), reason, raw.hex())
+        verdict.bad = BadFrame(seq, _signer(observer, signer), reason, frame.raw.hex())
         verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
         return
 
@@ -369,22 +379,13 @@ def _crossed(chain: Sequence[wire.Frame], seq: int, signer: Seat, observer: Sess
 
 
 def _crossed_dispute(observer: Session, evidence: Sequence[bytes]) -> wire.Frame | None:
-    """A dispute kept as evidence because it crossed the file owner's frames in
-    flight (PROTOCOL §6.2 step 3): signed by a player, on this transcript's
-    history, for a position from which every frame held is the other player's."""
-    chain = observer.chain
-    for raw in evidence:
-        try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=True)
-        except wire.MalformedFrame:
-            continue
-        seq = frame.seq
-        if not isinstance(frame.message, wire.Dispute) or not seq or seq >= len(chain):
-            continue
-        if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
-            continue
-        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
-        if signer is not None and _crossed(chain, seq, signer, observer):
+    """The first dispute kept as evidence because it crossed the file owner's
+    frames in flight (PROTOCOL §6.2 step 3): on this transcript's history, for
+    a position from which every frame held is the other player's."""
+    for frame, signer in _on_history(observer, evidence):
+        assert frame.seq is not None
+        crossed = _crossed(observer.chain, frame.seq, signer, observer)
+        if isinstance(frame.message, wire.Dispute) and crossed:
             return frame
     return None
 

@@ -47,15 +47,24 @@ def header(seat: Seat) -> ReplayHeader:
     return ReplayHeader(seat=str(seat), created=CREATED, software=f"lcnet {__version__}")
 
 
-def complete_match(seed: int) -> dict[Seat, localmatch.Peer]:
+def greedy_peers(
+    seed: int, kinds: dict[Seat, type[Session]] | None = None
+) -> dict[Seat, localmatch.Peer]:
+    """Ada and Ben, two greedy bots, set up for a 3-round 5-suit match from ``seed``
+    (``kinds``: a modified client for a seat)."""
     rng = random.Random(seed)
     bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
-    peers = localmatch.new_peers(
+    return localmatch.new_peers(
         {seat: bots[seat].choose_turn for seat in Seat},
         options=MatchOptions(suits=5, rounds=3),
         rng=rng,
         names=NAMES,
+        kinds=kinds,
     )
+
+
+def complete_match(seed: int) -> dict[Seat, localmatch.Peer]:
+    peers = greedy_peers(seed)
     localmatch.run(peers)
     return peers
 
@@ -122,15 +131,7 @@ class OutOfTurnResignHost(Session):
 
 def out_of_turn_resign_match(seed: int, out: Path) -> Path:
     """The honest joiner's file of a match whose host resigned in the joiner's slot."""
-    rng = random.Random(seed)
-    bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
-    peers = localmatch.new_peers(
-        {seat: bots[seat].choose_turn for seat in Seat},
-        options=MatchOptions(suits=5, rounds=3),
-        rng=rng,
-        names=NAMES,
-        kinds={Seat.HOST: OutOfTurnResignHost},
-    )
+    peers = greedy_peers(seed, {Seat.HOST: OutOfTurnResignHost})
     cheater = peers[Seat.HOST].session
     assert isinstance(cheater, OutOfTurnResignHost)
     stem = "sample-out-of-turn-resign"
@@ -147,15 +148,7 @@ def out_of_turn_resign_match(seed: int, out: Path) -> Path:
 
 
 def cheated_match(seed: int) -> dict[Seat, localmatch.Peer]:
-    rng = random.Random(seed)
-    bots = {seat: make_bot("greedy", rng.getrandbits(32)) for seat in Seat}
-    peers = localmatch.new_peers(
-        {seat: bots[seat].choose_turn for seat in Seat},
-        options=MatchOptions(suits=5, rounds=3),
-        rng=rng,
-        names=NAMES,
-        kinds={Seat.JOINER: LowballJoiner},
-    )
+    peers = greedy_peers(seed, {Seat.JOINER: LowballJoiner})
     cheater = peers[Seat.JOINER].session
     assert isinstance(cheater, LowballJoiner)
     localmatch.run(peers)

@@ -31,6 +31,22 @@ HeaderTamper = Callable[
 ]
 
 
+def once(rewrite: Tamper) -> Tamper:
+    """A tamper that acts on the first message it changes, and records that it did."""
+    done: list[wire.Message] = []
+
+    def tamper(cheater: Cheater, message: wire.Message) -> wire.Message | None:
+        if done:
+            return None
+        changed = rewrite(cheater, message)
+        if changed is not None:
+            done.append(changed)
+        return changed
+
+    tamper.done = done  # type: ignore[attr-defined]
+    return tamper
+
+
 class Cheater(Session):
     """A session whose owner rewrites its own messages before signing them."""
 

@@ -21,25 +21,9 @@ from lcnet.cards import ALL_CARDS, Card
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay, write_replay
 from lcnet.seat import Seat
 from lcnet.session import DuplicateIgnored, FrameDropped
-from tests.cheaters import Cheater, Table, Tamper
+from tests.cheaters import Cheater, Table, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
-
-
-def once(rewrite: Tamper) -> Tamper:
-    """A tamper that acts on the first message it changes, and records that it did."""
-    done: list[wire.Message] = []
-
-    def tamper(cheater: Cheater, message: wire.Message) -> wire.Message | None:
-        if done:
-            return None
-        changed = rewrite(cheater, message)
-        if changed is not None:
-            done.append(changed)
-        return changed
-
-    tamper.done = done  # type: ignore[attr-defined]
-    return tamper
 
 
 def assert_caught(

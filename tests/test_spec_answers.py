@@ -21,7 +21,7 @@ import pytest
 from lcnet import audit, deal, group, hashing, wire
 from lcnet.seat import Seat
 from lcnet.session import DisputeRaised, FrameDropped, MatchOptions, Session
-from tests.cheaters import Cheater, Table
+from tests.cheaters import Cheater, Table, once
 from tests.test_protocol_vectors import spec_frames
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -77,22 +77,6 @@ def assert_invalid(verdict: audit.Verdict, seq: int, signer: Seat | None) -> Non
         assert verdict.bad.signer is None, verdict.summary
     else:
         assert verdict.bad.signer is not None and verdict.bad.signer.seat is signer, verdict.summary
-
-
-def rewrite_once(
-    rewrite: Callable[[Cheater, wire.Message], wire.Message | None],
-) -> Callable[[Cheater, wire.Message], wire.Message | None]:
-    done: list[wire.Message] = []
-
-    def tamper(cheater: Cheater, message: wire.Message) -> wire.Message | None:
-        if done:
-            return None
-        changed = rewrite(cheater, message)
-        if changed is not None:
-            done.append(changed)
-        return changed
-
-    return tamper
 
 
 def other_secrets(
@@ -309,7 +293,7 @@ def test_a_pass_of_the_other_deck_size_is_a_pass_size_fault(tmp_path: Path) -> N
             return wire.DeckPass(round=m.round, n=1, points=m.points + extra)
         return None
 
-    table = played(tmp_path, cheater=HOST, tamper=rewrite_once(longer))
+    table = played(tmp_path, cheater=HOST, tamper=once(longer))
     dispute = table.joiner.dispute
     assert dispute is not None and dispute.offender is HOST
     assert deal.DeckFault.PASS_SIZE.value in dispute.reason
@@ -588,7 +572,7 @@ def _bad_key_table(tmp_path: Path, kind: str) -> Table:
             return dataclasses.replace(m, key=OUT_OF_RANGE)
         return None
 
-    table = played(tmp_path, cheater=HOST, tamper=rewrite_once(rewrite))
+    table = played(tmp_path, cheater=HOST, tamper=once(rewrite))
     dispute = table.joiner.dispute
     assert dispute is not None and dispute.offender is HOST
     assert deal.DeckFault.INVALID_KEY.value in dispute.reason

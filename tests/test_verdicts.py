@@ -21,7 +21,7 @@ from lcnet.net import LocalFailure, NetPeer
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.session import FrameDropped, MatchOptions, Session, SessionFailed
-from tests.cheaters import Cheater, Table, Tamper
+from tests.cheaters import Cheater, Table, Tamper, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
 
@@ -30,20 +30,6 @@ OUT_OF_RANGE = {
     "the group order": GROUP_ORDER.to_bytes(32, "little"),
     "all ones": b"\xff" * 32,
 }
-
-
-def _once(rewrite: Tamper) -> Tamper:
-    done: list[bool] = []
-
-    def tamper(cheater: Cheater, message: wire.Message) -> wire.Message | None:
-        if done:
-            return None
-        changed = rewrite(cheater, message)
-        if changed is not None:
-            done.append(True)
-        return changed
-
-    return tamper
 
 
 def _bad_dealing_key(bad: bytes) -> Tamper:
@@ -83,7 +69,7 @@ def test_an_out_of_range_key_is_a_violation_at_its_own_frame(
     tmp_path: Path, carrier: object, message_type: type[wire.Message], value: bytes
 ) -> None:
     assert callable(carrier)
-    table = Table(tmp_path, seed=31, cheater=JOINER, tamper=_once(carrier(value)))
+    table = Table(tmp_path, seed=31, cheater=JOINER, tamper=once(carrier(value)))
     table.run()
     dispute = table.host.dispute
     assert dispute is not None and dispute.offender is JOINER
@@ -368,7 +354,7 @@ def test_an_earlier_postponed_fault_is_reported_before_a_later_one(tmp_path: Pat
         tmp_path,
         seed=31,
         cheater=JOINER,
-        tamper=_once(_bad_play_key((GROUP_ORDER - 1).to_bytes(32, "little"))),
+        tamper=once(_bad_play_key((GROUP_ORDER - 1).to_bytes(32, "little"))),
     )
     table.run()
     dispute = table.host.dispute
