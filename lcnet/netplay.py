@@ -454,7 +454,7 @@ def _check_own_key(
     if played_with is not None and played_with != me.public_key:
         raise UserError(
             f"cannot resume {path}: its {seat} played with the key "
-            f"{identity.fingerprint(played_with)}, and this identity's key is {me.fingerprint} "
+            f"{hashing.fingerprint(played_with)}, and this identity's key is {me.fingerprint} "
             f"(in {player.home or identity.home_dir()}): resume it where it was played"
         )
 
@@ -659,15 +659,15 @@ def _check_bot_side(bot_file: Path, spec: str) -> None:
     if not identity.identity_exists(home):
         raise UserError(
             f"{bot}'s side of this match was played by a bot with the key "
-            f"{identity.fingerprint(played_with)}, and there is no {bot} in {home}: resume it "
+            f"{hashing.fingerprint(played_with)}, and there is no {bot} in {home}: resume it "
             "with the lcnet home (LCNET_HOME) the match was played with"
         )
     now = identity.load_identity(home).public_key
     if now != played_with:
         raise UserError(
             f"{bot}'s side of this match was played by a bot with the key "
-            f"{identity.fingerprint(played_with)}; {bot} here has the key "
-            f"{identity.fingerprint(now)} (in {home}): resume it with the lcnet home "
+            f"{hashing.fingerprint(played_with)}; {bot} here has the key "
+            f"{hashing.fingerprint(now)} (in {home}): resume it with the lcnet home "
             "(LCNET_HOME) the match was played with"
         )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lcnet import identity
+from lcnet import hashing, identity
 from lcnet.errors import UserError
 
 DESCRIPTION = """\
@@ -77,4 +77,4 @@ def _print_peers() -> None:
         return
     width = max(len(name) for name in peers)
     for name, key in sorted(peers.items()):
-        print(f"{name:<{width}}  {identity.fingerprint(key)}")
+        print(f"{name:<{width}}  {hashing.fingerprint(key)}")
