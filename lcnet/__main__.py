@@ -1,6 +1,7 @@
 """``python -m lcnet`` runs the command line (or says how to install what it needs)."""
 
 import sys
+from importlib.util import find_spec
 
 MISSING_HELP = """\
 lcnet: the Python package {package!r} (module {module!r}) is not installed, and lcnet needs it.
@@ -11,8 +12,20 @@ then run .venv/bin/lcnet (or .venv/bin/python -m lcnet)."""
 PACKAGES = {"zmq": "pyzmq", "nacl": "PyNaCl", "prompt_toolkit": "prompt_toolkit"}
 """Import names whose package is named otherwise."""
 
+NEEDED = ("nacl", "msgpack", "zmq", "prompt_toolkit", "zeroconf", "ifaddr")
+"""The modules of lcnet's dependencies. Each command imports only what it uses, when it
+runs; they are looked for (not imported) first, so that any command, even ``--help``,
+says how to install what is missing before it starts."""
+
 
 def run() -> int:
+    missing = [module for module in NEEDED if find_spec(module) is None]
+    if missing:
+        print(
+            MISSING_HELP.format(package=PACKAGES.get(missing[0], missing[0]), module=missing[0]),
+            file=sys.stderr,
+        )
+        return 1
     try:
         from lcnet.cli import main
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lcnet import identity, wire
+from lcnet import hashing, wire
 from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
 from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session, Step
@@ -179,9 +179,7 @@ def _signer(session: Session, seat: Seat | None) -> Signer | None:
     if seat is None:
         return None
     key = session.keys.get(seat)
-    return Signer(
-        seat, session.names.get(seat, str(seat)), identity.fingerprint(key) if key else ""
-    )
+    return Signer(seat, session.names.get(seat, str(seat)), hashing.fingerprint(key) if key else "")
 
 
 def audit_frames(
@@ -254,7 +252,7 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
     for seat in Seat:
         if seat in observer.names:
             verdict.names[str(seat)] = observer.names[seat]
-            verdict.fingerprints[str(seat)] = identity.fingerprint(observer.keys[seat])
+            verdict.fingerprints[str(seat)] = hashing.fingerprint(observer.keys[seat])
     if observer.options is not None:
         verdict.options = {"suits": observer.options.suits, "rounds": observer.options.rounds}
     if observer.match is not None:

@@ -4,26 +4,23 @@ A user interface (the full-screen board, the plain line mode, or a bot
 driver) never touches sockets or sessions' internals: it awaits
 :meth:`MatchClient.next_update`, reads the client's state, and calls
 :meth:`MatchClient.play` or :meth:`MatchClient.resign`. The network peer
-(:mod:`lcnet.net`) implements it over ZeroMQ; :class:`LocalClient` implements
-it in process, against a bot, through two real sessions — used by tests and
-by anything that needs a whole match without a network.
+(:mod:`lcnet.net`) implements it over ZeroMQ; the tests' ``LocalClient``
+(``tests/localclient.py``) implements it in process, against a bot. This
+module holds only the interface, so that what implements it (the network)
+does not import bots, local matches or replay files through it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import enum
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from lcnet.bots import Bot
 from lcnet.engine import Turn, View
-from lcnet.errors import LcnetError, LocalProtocolError
-from lcnet.localmatch import Peer, new_peers
+from lcnet.errors import LcnetError
 from lcnet.seat import Seat
-from lcnet.session import Event, MatchOptions, Session, Step
+from lcnet.session import Event, Session
 
 
 class Status(enum.Enum):
@@ -84,106 +81,3 @@ class MatchClient(Protocol):
 
 def view_of(client: MatchClient) -> View | None:
     return client.session.view()
-
-
-class LocalClient:
-    """A :class:`MatchClient` for a human against a bot, in process.
-
-    Two real sessions with their own keys exchange real signed frames; the
-    bot answers through the same protocol. No replay file is written.
-    """
-
-    def __init__(
-        self,
-        bot: Bot,
-        *,
-        seat: Seat = Seat.HOST,
-        options: MatchOptions | None = None,
-        rng: random.Random | None = None,
-        names: dict[Seat, str] | None = None,
-    ) -> None:
-        rng = rng or random.Random()
-        self._seat = seat
-        self._updates: asyncio.Queue[Update] = asyncio.Queue()
-
-        def human(view: View) -> Turn:
-            raise LocalProtocolError("the human's moves come through play()")
-
-        deciders = {seat: human, seat.other: bot.choose_turn}
-        self._peers: dict[Seat, Peer] = new_peers(
-            deciders,
-            options=options or MatchOptions(),
-            rng=rng,
-            names=names or {seat: "you", seat.other: f"{bot.name} bot"},
-        )
-        self._status = Status.PLAYING
-        self._queue: list[tuple[Seat, bytes]] = []
-        self._started = False
-
-    @property
-    def seat(self) -> Seat:
-        return self._seat
-
-    @property
-    def session(self) -> Session:
-        return self._peers[self._seat].session
-
-    @property
-    def status(self) -> Status:
-        return self._status
-
-    @property
-    def replay_path(self) -> Path | None:
-        return None
-
-    async def next_update(self) -> Update:
-        if not self._started:
-            self._started = True
-            self._after(Seat.JOINER, self._peers[Seat.JOINER].session.start())
-            self._pump()
-        return await self._updates.get()
-
-    async def play(self, turn: Turn) -> None:
-        session = self.session
-        if not session.awaiting_decision:
-            raise LocalProtocolError("it is not your move")
-        self._after(self._seat, session.play(turn))  # raises IllegalMoveError if illegal
-        self._pump()
-
-    async def resign(self) -> None:
-        if self.session.speaker is self._seat:
-            self._after(self._seat, self.session.resign())
-            self._pump()
-
-    def _after(self, seat: Seat, step: Step) -> None:
-        peer = self._peers[seat]
-        peer.record(step)
-        if seat is self._seat:
-            for event in step.events:
-                self._updates.put_nowait(Update(event=event))
-        self._queue.extend((seat.other, frame.raw) for frame in step.outgoing)
-        session = peer.session
-        if seat is not self._seat:
-            while session.awaiting_decision:
-                view = session.view()
-                assert view is not None
-                step = session.play(peer.decide(view))
-                peer.record(step)
-                self._queue.extend((seat.other, frame.raw) for frame in step.outgoing)
-        self._refresh_status()
-
-    def _pump(self) -> None:
-        while self._queue:
-            to, raw = self._queue.pop(0)
-            self._after(to, self._peers[to].session.receive(raw))
-
-    def _refresh_status(self) -> None:
-        session = self.session
-        new = self._status
-        if session.dispute is not None:
-            new = Status.DISPUTE
-        elif session.is_over:
-            new = Status.OVER
-        if new is not self._status:
-            self._status = new
-            self._updates.put_nowait(Update(status=new))

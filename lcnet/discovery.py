@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcnet import __version__, identity, wire
+from lcnet import __version__, hashing, identity, wire
 from lcnet.errors import UserError
 from lcnet.net import EXIT_KEY_CHANGED, NetError, PeerCheck
 from lcnet.seat import Seat
@@ -248,7 +248,7 @@ def announced_key_check(game: Game, then: PeerCheck | None = None) -> PeerCheck:
     """
 
     def check(seat: Seat, name: str, key: bytes) -> None:
-        presented = identity.fingerprint(key)
+        presented = hashing.fingerprint(key)
         if seat is Seat.HOST and presented != game.fingerprint:
             raise AnnouncedKeyMismatch(
                 f"IMPOSTOR? the game found on the network as {game.name!r} at {game.where} "

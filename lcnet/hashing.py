@@ -243,3 +243,13 @@ def game_id(first_frame: bytes) -> bytes:
 def fingerprint_digest(public_key: bytes) -> bytes:
     """The bytes a key fingerprint shows: the first 8 bytes of ``H32("fingerprint", key)``."""
     return digest(Purpose.FINGERPRINT, public_key)[:FINGERPRINT_SIZE]
+
+
+FINGERPRINT_GROUP: Final = 4
+"""Hex digits per group of a fingerprint, the size people read aloud comfortably."""
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A public key's fingerprint: 16 upper-case hex digits in groups of 4, ``3F2A-9C1B-…``."""
+    text = fingerprint_digest(public_key).hex().upper()
+    return "-".join(text[i : i + FINGERPRINT_GROUP] for i in range(0, len(text), FINGERPRINT_GROUP))

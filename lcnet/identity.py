@@ -35,8 +35,9 @@ from typing import Final
 from nacl.exceptions import BadSignatureError, CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
-from lcnet import hashing
 from lcnet.errors import UserError
+from lcnet.hashing import FINGERPRINT_GROUP
+from lcnet.hashing import fingerprint as fingerprint  # re-exported: where it always was
 
 HOME_ENV: Final = "LCNET_HOME"
 DEFAULT_HOME: Final = "~/.lcnet"
@@ -74,19 +75,10 @@ MAX_NAME_LENGTH: Final = 32
 DEFAULT_NAME: Final = "player"
 """The display name when the login name is unusable."""
 
-FINGERPRINT_GROUP: Final = 4
-"""Hex digits per group of a fingerprint, the size people read aloud comfortably."""
-
 
 def home_dir() -> Path:
     """``$LCNET_HOME``, or ``~/.lcnet`` when it is not set."""
     return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME).expanduser()
-
-
-def fingerprint(public_key: bytes) -> str:
-    """A public key's fingerprint: 16 upper-case hex digits in groups of 4, ``3F2A-9C1B-…``."""
-    text = hashing.fingerprint_digest(public_key).hex().upper()
-    return "-".join(text[i : i + FINGERPRINT_GROUP] for i in range(0, len(text), FINGERPRINT_GROUP))
 
 
 def validate_name(name: str) -> str:

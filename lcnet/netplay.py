@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import zmq.asyncio
 
@@ -26,7 +26,7 @@ from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses
 from lcnet.bots import make_bot
 from lcnet.client import MatchClient, Status
-from lcnet.errors import UsageError, UserError
+from lcnet.errors import LocalProtocolError, UserError
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
@@ -53,6 +53,29 @@ DEFAULT_REPLAYS: Final = Path("replays")
 """Where replay files go unless --replays says otherwise (relative to the working directory)."""
 
 
+class FrontEnd(Protocol):
+    """How a person plays: the full screen or the line mode of :mod:`lcnet.ui`.
+
+    The command line chooses it and gives it in :attr:`Player.front_end`, so
+    that the network layer imports no user interface.
+    """
+
+    @property
+    def says_where_saved(self) -> bool:
+        """Whether it tells the player itself where the match is saved (the line
+        mode does; the full screen is gone by the end, so the match says it)."""
+        ...
+
+    def refuse_to_start(self) -> None:
+        """Raise :class:`UsageError` now if the person could not play at all (an
+        empty standard input in line mode), before anything starts."""
+        ...
+
+    async def run(self, client: MatchClient) -> int:
+        """Play ``client``'s side until the match ends or the person leaves: the exit code."""
+        ...
+
+
 @dataclass
 class Player:
     """Who makes this side's moves, and how the program talks to its user."""
@@ -70,6 +93,8 @@ class Player:
     extra_header: dict[str, Any] = field(default_factory=dict)
     accept_new_key: str | None = None
     """A fingerprint the player accepts as a known opponent's new key (--accept-new-key)."""
+    front_end: FrontEnd | None = None
+    """How a person plays this side (needed unless ``bot`` plays it)."""
 
 
 Listening = Callable[[int, Sequence[str]], None]
@@ -137,21 +162,15 @@ def check_replays_dir(directory: Path) -> None:
 
 
 def refuse_empty_input(player: Player) -> None:
-    """In line mode, stop before anything starts if standard input is empty.
+    """Stop before anything starts if the person's front end could not play
+    (in line mode, an empty standard input: :meth:`FrontEnd.refuse_to_start`).
 
     ``lcnet play < /dev/null`` would otherwise start a match (files, a bot's
     process, a deal) only to leave it at once; ``lcnet host < /dev/null``
     would wait for an opponent whose moves nobody could answer.
     """
-    if player.bot is not None or sys.stdin is None or sys.stdin.isatty():
-        return
-    from lcnet.ui.lines import input_is_empty
-
-    if input_is_empty(sys.stdin):
-        raise UsageError(
-            "standard input is empty, so no match was started: give the moves one per "
-            "line (e.g. printf 'board\\nresign\\n' | lcnet play), or run in a terminal"
-        )
+    if player.bot is None and player.front_end is not None:
+        player.front_end.refuse_to_start()
 
 
 def _load_identity(player: Player) -> identity.Identity:
@@ -165,26 +184,24 @@ def _load_identity(player: Player) -> identity.Identity:
 
 
 async def run_client(peer: NetPeer, player: Player) -> int:
-    """Let the player play ``peer``'s side to the end (or until it quits)."""
-    line_mode = player.bot is None and not (sys.stdin.isatty() and sys.stdout.isatty())
+    """Let the player (its bot, or a person through its front end) play
+    ``peer``'s side to the end (or until it quits)."""
+    front_end = player.front_end
     try:
         peer.start()
         if player.bot is not None:
             code = await drive_bot(peer, player.bot, player.say)
-        elif not line_mode:
-            from lcnet.ui.game import run_tui
-
-            code = await run_tui(peer)
+        elif front_end is not None:
+            code = await front_end.run(peer)
         else:
-            from lcnet.ui.lines import run_lines
-
-            code = await run_lines(peer, sys.stdin, sys.stdout)
+            raise LocalProtocolError("a person plays this side, but no front end was given")
         if peer.session.is_over:
             await peer.wait_closed()
     finally:
         await peer.aclose()
     # The line mode has said where the match is saved; the full screen is gone by now.
-    _finish(peer, player, announce=not line_mode)
+    said = player.bot is None and front_end is not None and front_end.says_where_saved
+    _finish(peer, player, announce=not said)
     if peer.failure is not None:
         raise peer.failure
     return code
@@ -454,7 +471,7 @@ def _check_own_key(
     if played_with is not None and played_with != me.public_key:
         raise UserError(
             f"cannot resume {path}: its {seat} played with the key "
-            f"{identity.fingerprint(played_with)}, and this identity's key is {me.fingerprint} "
+            f"{hashing.fingerprint(played_with)}, and this identity's key is {me.fingerprint} "
             f"(in {player.home or identity.home_dir()}): resume it where it was played"
         )
 
@@ -659,15 +676,15 @@ def _check_bot_side(bot_file: Path, spec: str) -> None:
     if not identity.identity_exists(home):
         raise UserError(
             f"{bot}'s side of this match was played by a bot with the key "
-            f"{identity.fingerprint(played_with)}, and there is no {bot} in {home}: resume it "
+            f"{hashing.fingerprint(played_with)}, and there is no {bot} in {home}: resume it "
             "with the lcnet home (LCNET_HOME) the match was played with"
         )
     now = identity.load_identity(home).public_key
     if now != played_with:
         raise UserError(
             f"{bot}'s side of this match was played by a bot with the key "
-            f"{identity.fingerprint(played_with)}; {bot} here has the key "
-            f"{identity.fingerprint(now)} (in {home}): resume it with the lcnet home "
+            f"{hashing.fingerprint(played_with)}; {bot} here has the key "
+            f"{hashing.fingerprint(now)} (in {home}): resume it with the lcnet home "
             "(LCNET_HOME) the match was played with"
         )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lcnet import audit, identity
+from lcnet import audit, hashing
 from lcnet.cards import Card, format_cards, sort_hand
 from lcnet.engine import Round, Turn
 from lcnet.replaylog import ReplayContents, TornTail
@@ -74,7 +74,7 @@ def load(
     scores: list[tuple[int, int]] = []
     if observer is not None:
         names = dict(observer.names)
-        prints = {seat: identity.fingerprint(key) for seat, key in observer.keys.items()}
+        prints = {seat: hashing.fingerprint(key) for seat, key in observer.keys.items()}
         if observer.options:
             suits, rounds = observer.options.suits, observer.options.rounds
         if observer.match:

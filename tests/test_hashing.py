@@ -14,11 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import group, hashing
+from lcnet import group, hashing, identity
 from lcnet.cards import Card, format_cards
 from lcnet.deal import card_table, rebuild_round
 from lcnet.hashing import Purpose
-from lcnet.identity import fingerprint
 
 # --- the inputs of the vectors (docs/PROTOCOL.md §8.1) ----------------------
 
@@ -198,6 +197,11 @@ def test_fingerprint_digest_vector() -> None:
     assert hashing.fingerprint_digest(PUBLIC_KEY).hex() == "0a4194053e944a30"
 
 
+def test_the_fingerprint_is_its_digest_in_groups_read_aloud() -> None:
+    assert hashing.fingerprint(PUBLIC_KEY) == "0A41-9405-3E94-4A30"
+    assert identity.fingerprint is hashing.fingerprint  # where it used to live
+
+
 # --- scalars ----------------------------------------------------------------
 
 
@@ -288,7 +292,7 @@ def test_docs_protocol_md_prints_these_vectors() -> None:
         hashing.seed_commitment(GAME_ID, 1, 1, SEED_JOINER).hex(),
         hashing.coin_commitment(JOINER_NONCE).hex(),
         hashing.coin_nonce(MASTER_HOST).hex(),
-        fingerprint(PUBLIC_KEY),
+        hashing.fingerprint(PUBLIC_KEY),
         hashing.global_scalar(SEED_HOST).hex(),
         hashing.global_scalar(SEED_JOINER).hex(),
         hashing.position_scalar(SEED_HOST, 0).hex(),

@@ -4,7 +4,9 @@ The core — rules, hashing, the group, the masked deck, the wire format, the
 protocol session and its values — is sans-IO (no sockets, files, clock or
 terminal; docs/DESIGN.md). So no module of the core may import a module
 outside it, at the top or inside a function; and no two modules may import
-each other in a cycle at import time.
+each other in a cycle at import time. Above the core, the network (net,
+netplay) never reaches the user interface or the command line, and the
+interface both share (client) brings in no bots, local matches or files.
 """
 
 from __future__ import annotations
@@ -101,3 +103,44 @@ def test_no_import_cycles() -> None:
         if module not in state and visit(module, [module]):
             break
     assert not cycle, " -> ".join(cycle)
+
+
+def _reached(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others (lcnet's own only)."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target.startswith("lcnet") and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def _in(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_the_network_layer_imports_no_user_interface() -> None:
+    """The command line gives netplay its front end (netplay.FrontEnd); the
+    network never reaches for the terminal, not even inside a function."""
+    graph = _graph(top_level_only=False)
+    wrong = sorted(
+        f"{module} reaches {target}"
+        for module in ("lcnet.net", "lcnet.netplay")
+        for target in _reached(graph, module) | graph[module]
+        if _in(target, ("lcnet.ui", "lcnet.cli", "prompt_toolkit"))
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> None:
+    """lcnet.client is what a user interface and the network share: an interface,
+    which the network's import of it must not turn into bots, in-process
+    matches and replay files."""
+    graph = _graph(top_level_only=False)
+    modules = _reached(graph, "lcnet.client")
+    wrong = sorted(
+        m for m in modules if _in(m, ("lcnet.bots", "lcnet.localmatch", "lcnet.replaylog"))
+    )
+    assert not wrong, wrong

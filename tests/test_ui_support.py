@@ -5,7 +5,7 @@
   terminal would see.
 * :func:`wait_until` waits for a change of what a UI shows (never a sleep).
 * :func:`running` runs a UI in the background and always ends it.
-* :class:`ScriptedClient` is a real :class:`~lcnet.client.LocalClient` into
+* :class:`ScriptedClient` is a real :class:`~tests.localclient.LocalClient` into
   whose update stream a test can push what a network peer would report
   (a lost connection, a dispute).
 * :func:`make_replay` writes a real replay file of a whole bot match.
@@ -29,10 +29,11 @@ from prompt_toolkit.output import DummyOutput
 
 from lcnet import localmatch
 from lcnet.bots import make_bot
-from lcnet.client import LocalClient, Update
+from lcnet.client import Update
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
 from lcnet.session import MatchOptions
+from tests.localclient import LocalClient
 
 TIMEOUT: Final = 60.0
 """Ends a test that waits for something that never comes (it does not time anything)."""

@@ -21,6 +21,7 @@ import zmq.asyncio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import identity, net
+from lcnet.cli._netargs import StandardStreams
 from lcnet.client import MatchClient, Status
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.seat import Seat
@@ -75,7 +76,15 @@ def full_screen(monkeypatch: pytest.MonkeyPatch, scenario: Scenario) -> None:
 
 
 def player(home: Path, replays: Path, **kw: Any) -> Player:
-    return Player(replays=replays, timing=FAST, home=home, say=lambda _: None, **kw)
+    """A person at the standard streams, as the command line makes it."""
+    return Player(
+        replays=replays,
+        timing=FAST,
+        home=home,
+        say=lambda _: None,
+        front_end=StandardStreams(),
+        **kw,
+    )
 
 
 def remember(home: Path, name: str, key: bytes) -> None:

@@ -1,10 +1,17 @@
-"""The ``lcnet`` command line: one module per command, each with ``register``.
+"""The ``lcnet`` command line: one module per command, imported only when it runs.
 
-Each command module defines ``register(subparsers) -> None``, which adds its
-sub-parser and sets ``func`` (a callable taking the parsed arguments and
-returning an exit code). Errors a user can act on are :class:`UserError`
-(or another :class:`LcnetError`): they are printed as one line and the
-command exits non-zero. Only unexpected errors print a traceback.
+:data:`COMMANDS` names each command and says in one line what it does: that
+is all ``lcnet --help`` and ``lcnet --version`` need, so they import no
+command module (and none of zmq, prompt_toolkit, nacl or zeroconf). The
+module ``lcnet.cli.NAME`` of the command that runs, or whose ``--help`` is
+asked for, is imported then: its ``configure(parser)`` adds the command's
+description and arguments and sets ``func`` (a callable taking the parsed
+arguments and returning an exit code). Each module imports what its command
+needs, and the heavy parts only inside the function that uses them.
+
+Errors a user can act on are :class:`UserError` (or another
+:class:`LcnetError`): they are printed as one line and the command exits
+non-zero. Only unexpected errors print a traceback.
 """
 
 from __future__ import annotations
@@ -13,15 +20,54 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from lcnet import __version__
 from lcnet.errors import LcnetError
 
-COMMANDS = ("play", "host", "join", "games", "resume", "selfplay", "audit", "replay", "id")
-"""Command modules under :mod:`lcnet.cli`, in the order ``--help`` lists them."""
+COMMANDS: Final[Mapping[str, str]] = {
+    "play": "play a built-in bot on this machine (the full protocol, over loopback)",
+    "host": "wait for an opponent to join, then play a new match",
+    "join": "connect to a host and play",
+    "games": "list the games announced on the local network",
+    "resume": "continue an unfinished match (without FILE: list them)",
+    "selfplay": "let two built-in bots play each other and print the tally",
+    "audit": "verify a saved match and say whether it is valid",
+    "replay": "step through a saved match, full screen or as text",
+    "id": "show or set your name, key and fingerprint",
+}
+"""Each command (its module is ``lcnet.cli.NAME``) and its line in ``--help``, in that order."""
 
 EXIT_USAGE = 2
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser, filled in by its module the first time it is used.
+
+    Parsing the command's arguments, or printing its usage or help, imports
+    ``lcnet.cli.NAME`` and lets its ``configure`` add the rest.
+    """
+
+    module: str | None = None
+    """The module still to configure this parser, or ``None`` once it has."""
+
+    def configure(self) -> None:
+        if self.module is not None:
+            name, self.module = self.module, None
+            importlib.import_module(name).configure(self)
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        self.configure()
+        return super().parse_known_args(*args, **kwargs)
+
+    def format_usage(self) -> str:
+        self.configure()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.configure()
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,10 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"lcnet {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f"lcnet.cli.{name}")
-        module.register(subparsers)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=CommandParser
+    )
+    for name, help_line in COMMANDS.items():
+        subparsers.add_parser(name, help=help_line).module = f"lcnet.cli.{name}"
     return parser
 
 

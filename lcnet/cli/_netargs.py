@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lcnet import identity
 from lcnet.bots import BOTS
+from lcnet.client import MatchClient
 from lcnet.errors import UsageError, UserError
 from lcnet.net import (
     EXIT_KEY_CHANGED,
@@ -119,8 +120,48 @@ def player_from(args: argparse.Namespace) -> Player:
         except UserError as exc:
             raise UsageError(f"--accept-new-key: {exc}") from None
     return Player(
-        bot=args.bot, replays=args.replays, timing=timing, name=args.name, accept_new_key=accept
+        bot=args.bot,
+        replays=args.replays,
+        timing=timing,
+        name=args.name,
+        accept_new_key=accept,
+        front_end=None if args.bot is not None else StandardStreams(),
     )
+
+
+class StandardStreams:
+    """The person at this program's standard streams (a :class:`~lcnet.netplay.FrontEnd`):
+    the full-screen game when both standard input and output are a terminal, the
+    line mode otherwise (pipes, files, scripts). The user interface is imported
+    only when the match starts."""
+
+    @property
+    def line_mode(self) -> bool:
+        return not (sys.stdin.isatty() and sys.stdout.isatty())
+
+    @property
+    def says_where_saved(self) -> bool:
+        return self.line_mode
+
+    def refuse_to_start(self) -> None:
+        if sys.stdin is None or sys.stdin.isatty():
+            return
+        from lcnet.ui.lines import input_is_empty
+
+        if input_is_empty(sys.stdin):
+            raise UsageError(
+                "standard input is empty, so no match was started: give the moves one per "
+                "line (e.g. printf 'board\\nresign\\n' | lcnet play), or run in a terminal"
+            )
+
+    async def run(self, client: MatchClient) -> int:
+        if self.line_mode:
+            from lcnet.ui.lines import run_lines
+
+            return await run_lines(client, sys.stdin, sys.stdout)
+        from lcnet.ui.game import run_tui
+
+        return await run_tui(client)
 
 
 def print_listening(

@@ -48,14 +48,11 @@ examples:
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "audit",
-        help="verify a saved match and say whether it is valid",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet audit`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("file", help="a replay file")
     parser.add_argument("file2", nargs="?", help="the other player's file of the same match")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")

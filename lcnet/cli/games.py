@@ -9,7 +9,6 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
 
 from lcnet import discovery
 from lcnet.discovery import DEFAULT_LOOK_SECONDS, EXIT_NO_GAMES, Game, NoGamesFound
@@ -36,14 +35,11 @@ firewall must let multicast DNS through (UDP port 5353).
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "games",
-        help="list the games announced on the local network",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet games`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--json", action="store_true", help="print the games as JSON")
     add_timeout_argument(parser)
     parser.set_defaults(func=run)

@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from lcnet import identity
 from lcnet.addresses import EVERY_ADDRESS
@@ -46,14 +45,11 @@ chose another port). The port must be reachable: open it in your firewall (TCP).
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "host",
-        help="wait for an opponent to join, then play a new match",
-        description=DESCRIPTION,
-        epilog=EPILOG + EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet host`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG + EXIT_CODES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--port",
         type=int,

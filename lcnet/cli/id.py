@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from lcnet import identity
+from lcnet import hashing, identity
 from lcnet.errors import UserError
 
 DESCRIPTION = """\
@@ -31,14 +30,11 @@ examples:
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "id",
-        help="show or set your name, key and fingerprint",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet id`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--name",
         metavar="NAME",
@@ -81,4 +77,4 @@ def _print_peers() -> None:
         return
     width = max(len(name) for name in peers)
     for name, key in sorted(peers.items()):
-        print(f"{name:<{width}}  {identity.fingerprint(key)}")
+        print(f"{name:<{width}}  {hashing.fingerprint(key)}")

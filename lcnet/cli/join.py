@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
 
 from lcnet import identity
 from lcnet.addresses import format_address, parse_address
@@ -37,14 +36,11 @@ examples:
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "join",
-        help="connect to a host and play",
-        description=DESCRIPTION,
-        epilog=EPILOG + EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet join`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG + EXIT_CODES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "address",
         metavar="ADDRESS[:PORT]",

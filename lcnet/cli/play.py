@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
 
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.errors import UsageError
@@ -37,14 +36,11 @@ You can also type moves: `+r7 deck`, `-b3 g`, `play r7, draw deck`.
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "play",
-        help="play a built-in bot on this machine (the full protocol, over loopback)",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet play`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--suits", type=int, choices=(5, 6), default=5, help="5 suits, or 6 with purple (default 5)"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Final
+from typing import Final
 
 from lcnet import replay
 from lcnet.replaylog import ReplayContents, read_replay
@@ -49,14 +49,11 @@ examples:
 SEAT_CHOICES: Final = tuple(p.value for p in Perspective)
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "replay",
-        help="step through a saved match, full screen or as text",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet replay`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("file", help="a replay file (from replays/, or the other player's)")
     parser.add_argument(
         "--text", action="store_true", help="print every step as plain text instead"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from lcnet.addresses import parse_address
 from lcnet.cli._netargs import add_player_arguments, player_from, print_listening
@@ -34,14 +33,11 @@ examples:
 """
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "resume",
-        help="continue an unfinished match (without FILE: list them)",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet resume`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "file", type=Path, nargs="?", help="your replay file of the match (none: list them)"
     )

@@ -11,7 +11,6 @@ from pathlib import Path
 from lcnet.bots import BOTS
 from lcnet.engine import DEFAULT_ROUNDS
 from lcnet.errors import UsageError
-from lcnet.netplay import check_replays_dir
 from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
 from lcnet.wire import MAX_ROUNDS
 
@@ -19,21 +18,18 @@ DEFAULT_GAMES = 10
 DEFAULT_BOTS = "greedy,random"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "selfplay",
-        help="let two built-in bots play each other and print the tally",
-        description=(
-            "Play N matches between two built-in bots in this process, alternating "
-            "seats, and print wins, draws and mean match scores per bot. The same "
-            "--seed gives the same games (for mcts, give it an iteration budget, "
-            "e.g. mcts:iterations=500, since a time budget depends on the machine)."
-        ),
-        epilog=(
-            f"bots: {', '.join(BOTS)}. A bot takes options as name:key=value,...; "
-            "e.g. --bots 'mcts:time=0.1,greedy' pits mcts limited to 0.1 s per move "
-            "against greedy. Example: lcnet selfplay --games 200 --bots greedy,random --seed 1"
-        ),
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet selfplay`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = (
+        "Play N matches between two built-in bots in this process, alternating "
+        "seats, and print wins, draws and mean match scores per bot. The same "
+        "--seed gives the same games (for mcts, give it an iteration budget, "
+        "e.g. mcts:iterations=500, since a time budget depends on the machine)."
+    )
+    parser.epilog = (
+        f"bots: {', '.join(BOTS)}. A bot takes options as name:key=value,...; "
+        "e.g. --bots 'mcts:time=0.1,greedy' pits mcts limited to 0.1 s per move "
+        "against greedy. Example: lcnet selfplay --games 200 --bots greedy,random --seed 1"
     )
     parser.add_argument(
         "--games",
@@ -88,6 +84,8 @@ def main(args: argparse.Namespace) -> int:
     if not 1 <= args.rounds <= MAX_ROUNDS:
         raise UsageError(f"--rounds must be 1 to {MAX_ROUNDS}")
     if args.replays is not None:
+        from lcnet.netplay import check_replays_dir  # (netplay brings zmq: only here)
+
         check_replays_dir(args.replays)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")

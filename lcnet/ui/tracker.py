@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from lcnet import identity
+from lcnet import hashing
 from lcnet.cards import Card, Suit
 from lcnet.client import MatchClient, Status, Update
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
@@ -397,7 +397,7 @@ class MatchTracker:
             if key is None:
                 lines.append(f"{who} ({seat}), not connected yet")
             else:
-                lines.append(f"{who} ({seat}), key {identity.fingerprint(key)}")
+                lines.append(f"{who} ({seat}), key {hashing.fingerprint(key)}")
         return lines
 
     @property
