@@ -128,22 +128,25 @@ def test_a_resignation_for_the_other_players_slot_is_proof_not_a_win(tmp_path: P
     assert "other player's to send" in verdict.bad.reason
 
 
+def _host_dispute_of_the_joiner(
+    table: Table, reason: str, seed: bytes | None = None
+) -> tuple[wire.Frame, int]:
+    """A dispute the host signs, about the joiner's last frame, for the next position."""
+    host = table.host
+    position = host.next_seq
+    accused = next(f for f in reversed(host.chain) if f.signed_by(host.keys[JOINER]))
+    assert accused.seq is not None
+    message = wire.Dispute(about=accused.seq, frame=accused.hash, reason=reason, seed=seed)
+    return _sign(table, HOST, message, position), position
+
+
 def test_a_dispute_that_crossed_a_move_in_flight_is_judged_by_the_audit(tmp_path: Path) -> None:
     # The host disputes while the joiner's move is on its way: both frames
     # claim the same position. The joiner takes the dispute as the host's
     # last word and keeps it as evidence; the audit of the joiner's file
     # then judges that dispute (here: nothing proves it).
     table = _held_table(tmp_path, JOINER)
-    host = table.host
-    position = host.next_seq
-    accused = next(f for f in reversed(host.chain) if f.signed_by(host.keys[JOINER]))
-    assert accused.seq is not None
-    dispute = _sign(
-        table,
-        HOST,
-        wire.Dispute(about=accused.seq, frame=accused.hash, reason="I do not believe it"),
-        position,
-    )
+    dispute, position = _host_dispute_of_the_joiner(table, "I do not believe it")
     table.play(JOINER)  # the joiner's move takes the same position
     step = table.inject(JOINER, dispute.raw)
     joiner = table.joiner
@@ -390,16 +393,7 @@ def test_a_crossed_dispute_that_exposes_its_accuser_shows_the_dispute_as_evidenc
     tmp_path: Path,
 ) -> None:
     table = _held_table(tmp_path, JOINER)
-    host = table.host
-    position = host.next_seq
-    accused = next(f for f in reversed(host.chain) if f.signed_by(host.keys[JOINER]))
-    assert accused.seq is not None
-    dispute = _sign(
-        table,
-        HOST,
-        wire.Dispute(about=accused.seq, frame=accused.hash, reason="lie", seed=b"\x07" * 32),
-        position,
-    )
+    dispute, position = _host_dispute_of_the_joiner(table, "lie", seed=b"\x07" * 32)
     table.play(JOINER)
     table.inject(JOINER, dispute.raw)
     verdict = table.audit(JOINER)
