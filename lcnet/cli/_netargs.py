@@ -66,6 +66,12 @@ def add_player_arguments(
         "another key (only after checking it with them in person); without it, such an "
         "opponent is refused",
     )
+    parser.add_argument(
+        "--ready-fd",
+        type=int,
+        metavar="FD",
+        help=argparse.SUPPRESS,  # for programs that start lcnet: see Player.ready_fd
+    )
     timing = Timing()
     parser.add_argument(
         "--ping-interval",
@@ -119,7 +125,12 @@ def player_from(args: argparse.Namespace) -> Player:
         except UserError as exc:
             raise UsageError(f"--accept-new-key: {exc}") from None
     return Player(
-        bot=args.bot, replays=args.replays, timing=timing, name=args.name, accept_new_key=accept
+        bot=args.bot,
+        replays=args.replays,
+        timing=timing,
+        name=args.name,
+        accept_new_key=accept,
+        ready_fd=args.ready_fd,
     )
 
 
