@@ -24,12 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import math
 import os
 import socket as _socket
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -38,13 +36,18 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import hashing, identity, wire
+from lcnet import hashing, identity, link, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
 from lcnet.addresses import EVERY_ADDRESS, format_address, interface_addresses
 from lcnet.addresses import parse_address as parse_address
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import LocalProtocolError, UserError
+from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
+from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL
+from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
+from lcnet.link import Link, Match
+from lcnet.link import Timing as Timing
 from lcnet.replaylog import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import (
@@ -58,21 +61,18 @@ from lcnet.session import (
     Step,
 )
 
+DEFAULT_TIMING: Final = Timing()
+
+UNREACHABLE_TEXT: Final = (
+    "no answer from the host: check the address and port, that `lcnet host` is running "
+    "there, and that a firewall lets the port through"
+)
+
 MAX_MESSAGE_BYTES: Final = 64 * 1024
 """ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
 refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
 connection before it is read into memory (the joiner then dials again, see
-:data:`REDIAL_GRACE`)."""
-
-REDIAL_GRACE: Final = 1.0
-"""Seconds the joiner waits, after its connection drops, for ZeroMQ to plan a
-reconnection before it dials again itself. libzmq reconnects after a network
-error but never after a *protocol* error: a message above
-:data:`MAX_MESSAGE_BYTES`, or bytes that are not ZMTP, end the connection for
-good (``session_base_t::engine_error`` terminates the session instead of
-reconnecting). When it does reconnect, it says so at once (``EVENT_CONNECT_RETRIED``
-follows ``EVENT_DISCONNECTED`` within the same I/O step), so a second of silence
-means it has given up; dialing again when it had not costs one extra connection."""
+:data:`lcnet.link.REDIAL_GRACE`)."""
 
 HEARTBEAT_IVL_MS: Final = 1000
 HEARTBEAT_TIMEOUT_MS: Final = 5000
@@ -80,17 +80,6 @@ HEARTBEAT_TIMEOUT_MS: Final = 5000
 
 CLOSE_LINGER_MS: Final = 2000
 """On close, up to 2 s to deliver what is still queued (the last frames)."""
-
-SYNC_MIN_INTERVAL: Final = 0.5
-"""At most two sync frames a second: they are cheap, but a loop of them is not."""
-
-RESEND_INTERVAL: Final = 1.0
-"""A transcript frame is resent at most once a second, however often the peer asks.
-
-An honest peer asks for frames again only after it lost them with a
-connection, which takes a reconnection, so once a second catches it up
-without delay that matters; a peer asking for everything many times a second
-(a ``sync`` with ``have`` 0) would otherwise cost a whole transcript each time."""
 
 BUSY_REASON: Final = "this host is already playing a match with someone else"
 """Sent only while the host is in a match with another peer."""
@@ -189,20 +178,6 @@ class LocalFailure(NetError):
         )
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Liveness timing; tests shorten it, people never need to."""
-
-    ping_interval: float = 2.0
-    """Seconds between pings (and, while waiting for the peer, syncs)."""
-    peer_timeout: float = 10.0
-    """No frame and no pong for this long: the opponent counts as disconnected."""
-    connect_timeout: float = 30.0
-    """The joiner gives up if the host never answers within this time."""
-    end_grace: float = 3.0
-    """After the match ends, how long to stay to deliver or re-send the last frames."""
-
-
 PeerCheck = Callable[[Seat, str, bytes], None]
 """Called with the peer's seat, name and key before the match goes on; raises
 :class:`UserError` to refuse the peer (e.g. a changed key)."""
@@ -287,7 +262,7 @@ class NetPeer:
         sock: zmq.asyncio.Socket,
         *,
         writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
-        timing: Timing = Timing(),
+        timing: Timing = DEFAULT_TIMING,
         peer_check: PeerCheck | None = None,
         fresh_game: Callable[[bytes], bool] | None = None,
         signing_key: nacl.signing.SigningKey | None = None,
@@ -316,14 +291,11 @@ class NetPeer:
         self._clock = clock
         self._wall = wall_clock
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
-        self._status = Status.WAITING_FOR_PEER if self._seat is Seat.HOST else Status.CONNECTING
+        self._link = Link(self._seat, timing, clock())
+        """Every decision that depends on time (see :mod:`lcnet.link`)."""
         self._peer_ident: bytes | None = None
-        self._last_heard = clock()
-        self._last_sync = -1e9
-        self._resent_at: list[float] = []
-        """When each transcript frame was last examined for a resend (see RESEND_INTERVAL)."""
-        self._ping_n = 0
-        self._resign_pending = False
+        self._endpoint: str | None = None
+        """For a joiner: where it connects (to dial again, see :class:`link.Redial`)."""
         self._failure: UserError | None = None
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
@@ -349,7 +321,7 @@ class NetPeer:
 
     @property
     def status(self) -> Status:
-        return self._status
+        return self._link.status
 
     @property
     def replay_path(self) -> Path | None:
@@ -380,31 +352,21 @@ class NetPeer:
     async def resign(self) -> None:
         if self._failure is not None:
             raise self._failure
-        if self._session.is_over:
-            return
-        if self._session.speaker is self._seat:
-            self._commit(self._session.resign())
-            if self._failure is not None:
-                raise self._failure
-        else:
-            self._resign_pending = True
-            self._notice("you will resign as soon as it is your turn to speak")
+        self._apply(self._link.resign(self._match()))
+        if self._failure is not None:
+            raise self._failure
 
     # -- running
 
     def start(self) -> None:
-        """Start the receive, timer and connection-monitor tasks."""
+        """Start the receive task and the one that feeds the link the clock and
+        the connection's events."""
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._receive_loop()),
-            loop.create_task(self._tick_loop()),
-            loop.create_task(self._monitor_loop()),
+            loop.create_task(self._pump_loop()),
         ]
-        if self._session.next_seq == 0 and self._seat is Seat.JOINER:
-            self._commit(self._session.start())
-        elif self._session.chain:
-            self._send_sync(force=True)
-            self._resend_last_own()
+        self._apply(self._link.start(self._clock(), self._match()))
 
     async def wait_closed(self) -> None:
         """Wait until the match is over and the last frames had their chance to arrive."""
@@ -488,7 +450,7 @@ class NetPeer:
             self._heard()
         if step.accepted is None and step.evidence is None and not step.outgoing:
             if any(isinstance(e, FrameGap) for e in step.events):
-                self._send_sync(force=False)
+                self._apply(self._link.gap(self._clock(), self._match()))
             else:
                 self.dropped += sum(1 for e in step.events if isinstance(e, FrameDropped))
         self._commit(step)
@@ -599,29 +561,14 @@ class NetPeer:
 
     def _on_sync(self, message: wire.Sync) -> None:
         session = self._session
-        chain = session.chain
-        now = self._clock()
-        resent = self._resent_at
-        resent.extend([-math.inf] * (len(chain) - len(resent)))
-        for index in range(min(message.have, len(chain)), len(chain)):
-            if now - resent[index] < RESEND_INTERVAL:
-                continue  # resent a moment ago: on its way, or asked for by a flood
-            resent[index] = now
-            if chain[index].signed_by(session.keys[self._seat]):
-                self._send(chain[index].raw)
-        if message.have == len(session.chain) and (
-            not session.chain or message.head == session.head
-        ):
-            if session.is_over:
-                self._peer_done.set()
-        else:
-            self._send_sync(force=False)
+        same_head = message.head == session.head
+        actions = self._link.sync_received(
+            self._clock(), self._match(), have=message.have, same_head=same_head
+        )
+        self._apply(actions)
 
     def _heard(self) -> None:
-        self._last_heard = self._clock()
-        waiting = (Status.DISCONNECTED, Status.CONNECTING, Status.WAITING_FOR_PEER)
-        if self._status in waiting and self._session.keys.get(self._seat.other) is not None:
-            self._set_status(Status.PLAYING)
+        self._apply(self._link.heard(self._clock(), self._match()))
 
     # -- sending
 
@@ -641,13 +588,7 @@ class NetPeer:
             self._updates.put_nowait(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
-        self._refresh_status()
-        session = self._session
-        if self._resign_pending and not session.is_over and session.speaker is self._seat:
-            self._resign_pending = False
-            self._commit(session.resign())
-        if session.is_over:
-            self._send_sync(force=True)
+        self._apply(self._link.stepped(self._clock(), self._match()))
 
     def _record(self, step: Step) -> None:
         if (
@@ -675,16 +616,11 @@ class NetPeer:
     def _send_to(self, ident: bytes, raw: bytes) -> None:
         _send_now(self._sock, [ident, raw])
 
-    def _send_sync(self, *, force: bool) -> None:
+    def _send_sync(self) -> None:
         session = self._session
-        now = self._clock()
-        if not session.chain or session.game_id is None:
-            return
-        if not force and now - self._last_sync < SYNC_MIN_INTERVAL:
-            return
-        self._last_sync = now
         head = session.head
-        assert head is not None
+        if head is None or session.game_id is None:
+            return
         self._send(session.control(wire.Sync(have=len(session.chain), head=head)).raw)
 
     def _resend_last_own(self) -> None:
@@ -693,114 +629,107 @@ class NetPeer:
                 self._send(frame.raw)
                 return
 
-    # -- timers and connection events
+    # -- the link
 
-    async def _tick_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self._timing.ping_interval)
-            session = self._session
-            silent = self._clock() - self._last_heard
-            if self._seat.other not in session.keys:
-                # No opponent yet. A host waits as long as it takes; a joiner
-                # whose hello gets no answer gives up after the connect timeout.
-                if self._seat is Seat.JOINER and silent > self._timing.connect_timeout:
-                    self._fail(
-                        Unreachable(
-                            "no answer from the host: check the address and port, that "
-                            "`lcnet host` is running there, and that a firewall lets "
-                            "the port through"
-                        )
-                    )
-                elif self._seat is Seat.JOINER:
-                    self._resend_last_own()
-                continue
-            self._ping_n += 1
-            self._send(session.control(wire.Ping(n=self._ping_n)).raw)
-            if not session.is_over and session.speaker is not self._seat:
-                self._send_sync(force=False)
-            if silent > self._timing.peer_timeout and self._status in (
-                Status.PLAYING,
-                Status.CONNECTING,
-            ):
-                self._set_status(Status.DISCONNECTED)
-                self._notice(
-                    f"no answer from the opponent for {int(silent)} s; waiting for it "
-                    "(or quit: the match is saved and `lcnet resume` continues it)"
-                )
-
-    async def _monitor_loop(self) -> None:
-        joiner = self._seat is Seat.JOINER
-        monitor = self._sock.get_monitor_socket(
-            zmq.EVENT_HANDSHAKE_SUCCEEDED
-            | zmq.EVENT_DISCONNECTED
-            | (_RECONNECTING if joiner else 0)
+    def _match(self) -> Match:
+        """What the link needs to know of the session, now."""
+        session = self._session
+        return Match(
+            frames=len(session.chain),
+            opponent_known=session.keys.get(self._seat.other) is not None,
+            our_turn=session.speaker is self._seat,
+            over=session.is_over,
+            dispute=session.dispute is not None,
         )
-        endpoint = _connected_endpoint(self._sock) if joiner else None
-        given_up = False  # a joiner's connection dropped, and ZeroMQ has not said it redials
+
+    def _apply(self, actions: list[link.Action]) -> None:
+        """Carry out what the link decided, in order."""
+        for action in actions:
+            if self._failure is not None and not isinstance(action, link.StatusChanged):
+                return  # stopped: nothing more is sent or signed
+            match action:
+                case link.SendSync():
+                    self._send_sync()
+                case link.SendPing(n=n):
+                    self._send(self._session.control(wire.Ping(n=n)).raw)
+                case link.ResendLastOwn():
+                    self._resend_last_own()
+                case link.Resend(indexes=indexes):
+                    chain, own = self._session.chain, self._session.keys[self._seat]
+                    for index in indexes:
+                        if chain[index].signed_by(own):
+                            self._send(chain[index].raw)
+                case link.StatusChanged(status=status):
+                    self._updates.put_nowait(Update(status=status))
+                case link.Notice(text=text):
+                    self._notice(text)
+                case link.Resign():
+                    self._commit(self._session.resign())
+                case link.Begin():
+                    self._commit(self._session.start())
+                case link.PeerCaughtUp():
+                    self._peer_done.set()
+                case link.Redial():
+                    self._redial()
+                case link.ConnectTimedOut():
+                    self._fail(Unreachable(UNREACHABLE_TEXT))
+
+    async def _pump_loop(self) -> None:
+        """Feed the link the clock and (a joiner's) connection events, and act on them."""
+        joiner = self._seat is Seat.JOINER
+        monitor = (
+            self._sock.get_monitor_socket(
+                zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | _RECONNECTING
+            )
+            if joiner
+            else None
+        )
+        if joiner:
+            self._endpoint = _connected_endpoint(self._sock)
         try:
             while True:
-                if given_up and not await _event_within(monitor, REDIAL_GRACE):
-                    given_up = False
-                    self._redial(endpoint)
+                wait = max(0.0, self._link.next_deadline() - self._clock())
+                if monitor is None:
+                    await asyncio.sleep(wait)
+                elif await _event_within(monitor, wait):
+                    self._on_monitor_event(await recv_monitor_message(monitor))
                     continue
-                event = await recv_monitor_message(monitor)
-                kind = event["event"]
-                if not joiner:
-                    continue
-                if kind == zmq.EVENT_DISCONNECTED:
-                    given_up = True
-                    if endpoint is None:
-                        endpoint = event["endpoint"].decode(errors="replace")
-                    if self._status is Status.PLAYING:
-                        self._set_status(Status.DISCONNECTED)
-                elif kind & (_RECONNECTING | zmq.EVENT_HANDSHAKE_SUCCEEDED):
-                    given_up = False
-                if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                    # (Re)connected: whatever was in flight may be lost; catch up.
-                    self._send_sync(force=True)
-                    self._resend_last_own()
+                self._apply(self._link.tick(self._clock(), self._match()))
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
-            with contextlib.suppress(zmq.ZMQError):
-                self._sock.disable_monitor()
-            monitor.close(linger=0)
+            if monitor is not None:
+                with contextlib.suppress(zmq.ZMQError):
+                    self._sock.disable_monitor()
+                monitor.close(linger=0)
 
-    def _redial(self, endpoint: str | None) -> None:
+    def _on_monitor_event(self, event: Mapping[str, object]) -> None:
+        kind = event["event"]
+        if kind == zmq.EVENT_DISCONNECTED:
+            where = event["endpoint"]
+            if self._endpoint is None and isinstance(where, bytes):
+                self._endpoint = where.decode(errors="replace")
+            self._apply(self._link.disconnected(self._clock()))
+        elif kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            # (Re)connected: whatever was in flight may be lost; catch up.
+            self._apply(self._link.connected(self._clock(), self._match()))
+        elif isinstance(kind, int) and kind & _RECONNECTING:
+            self._link.reconnecting()
+
+    def _redial(self) -> None:
         """Connect the joiner again after ZeroMQ gave up on its connection (see REDIAL_GRACE)."""
+        endpoint = self._endpoint
         if endpoint is None:
             return
-        # Only a protocol error ends a connection for good: the host sent a
-        # message we refuse to read (above MAX_MESSAGE_BYTES) or bytes that are
-        # not ZMTP. The message is lost like any other that does not decode.
+        # The message that cost the connection is lost like any other that does not decode.
         self.dropped += 1
-        self._notice(
-            "the connection closed on a message too large to read (or not ZeroMQ's); "
-            "connecting again"
-        )
+        self._notice(link.REDIAL_NOTICE)
         with contextlib.suppress(zmq.ZMQError):
             self._sock.disconnect(endpoint)
         with contextlib.suppress(zmq.ZMQError):
             self._sock.connect(endpoint)
 
     # -- status
-
-    def _refresh_status(self) -> None:
-        session = self._session
-        if session.dispute is not None:
-            self._set_status(Status.DISPUTE)
-        elif session.is_over:
-            self._set_status(Status.OVER)
-        elif session.keys.get(self._seat.other) is not None and self._status in (
-            Status.WAITING_FOR_PEER,
-            Status.CONNECTING,
-        ):
-            self._set_status(Status.PLAYING)
-
-    def _set_status(self, status: Status) -> None:
-        if status is not self._status:
-            self._status = status
-            self._updates.put_nowait(Update(status=status))
 
     def _notice(self, text: str) -> None:
         self._updates.put_nowait(Update(notice=text))
@@ -809,7 +738,7 @@ class NetPeer:
         if self._failure is None:
             self._failure = exc  # the command reports it when the player stops
             self._updates.put_nowait(Update(failure=exc))  # ... and the UI shows it now
-            self._set_status(Status.OVER)
+            self._apply(self._link.fail())
             self._ended.set()
             self._peer_done.set()
 

@@ -95,6 +95,40 @@ class Player:
     """A fingerprint the player accepts as a known opponent's new key (--accept-new-key)."""
     front_end: FrontEnd | None = None
     """How a person plays this side (needed unless ``bot`` plays it)."""
+    ready_fd: int | None = None
+    """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
+    host writes the port it listens on, as one decimal line, and closes it once it
+    listens: the start-up signal for a program, which the human text is not."""
+
+
+def signal_ready(player: Player, port: int) -> None:
+    """Tell the program that started this one the port it listens on (see ``ready_fd``)."""
+    fd = player.ready_fd
+    if fd is None:
+        return
+    player.ready_fd = None  # once
+    try:
+        os.write(fd, f"{port}\n".encode("ascii"))
+    except OSError as exc:
+        raise UserError(f"--ready-fd {fd}: cannot write to it ({exc.strerror})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+async def read_ready_port(fd: int) -> int | None:
+    """The port a child started with ``--ready-fd`` wrote on the pipe read by ``fd``
+    (which this closes), or ``None`` if it closed the pipe (or ended) without one."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    pipe = os.fdopen(fd, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    try:
+        line = await reader.readline()
+    finally:
+        transport.close()
+    text = line.decode("ascii", errors="replace").strip()
+    return int(text) if text.isdigit() else None
 
 
 Listening = Callable[[int, Sequence[str]], None]
@@ -289,6 +323,7 @@ async def host_match(
         addresses = join_addresses(bound_host(sock), actual)
         if on_listening is not None:
             on_listening(actual, addresses)
+        signal_ready(player, actual)
         extra = {
             "role": "host",
             "bind": bind,
@@ -441,6 +476,7 @@ async def resume_match(
             addresses = join_addresses(bound_host(sock), actual)
             if on_listening is not None:
                 on_listening(actual, addresses)
+            signal_ready(player, actual)
         else:
             if connect_to is None:
                 address = extra.get("host")
@@ -528,48 +564,48 @@ class BotPeerProcess:
 
     @classmethod
     async def start(cls, arguments: list[str], spec: str) -> BotPeerProcess:
-        """Run ``lcnet <arguments> --bot SPEC --bind 127.0.0.1`` and wait until it listens."""
-        import os
-
+        """Run ``lcnet <arguments> --bot SPEC --bind 127.0.0.1`` and wait until it
+        listens (it writes its port on a pipe: ``--ready-fd``)."""
         env = dict(os.environ)
         env["LCNET_HOME"] = str(bot_home(spec))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "lcnet",
-            *arguments,
-            "--bot",
-            spec,
-            "--name",
-            f"{spec.split(':')[0]} bot",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-        )
-        assert proc.stderr is not None
-        lines: list[str] = []
-        port = None
+        ready_read, ready_write = os.pipe()
         try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "lcnet",
+                *arguments,
+                "--bot",
+                spec,
+                "--name",
+                f"{spec.split(':')[0]} bot",
+                "--ready-fd",
+                str(ready_write),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                pass_fds=(ready_write,),
+            )
+        except BaseException:
+            os.close(ready_read)
+            raise
+        finally:
+            os.close(ready_write)  # the child's copy is the only one: its end is EOF
+        peer = cls(proc, 0, [])
+        peer._drain = asyncio.get_running_loop().create_task(peer._keep_reading())
+        port = None
+        with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(BOT_PEER_START_TIMEOUT):
-                while port is None:
-                    raw = await proc.stderr.readline()
-                    if not raw:
-                        break
-                    line = raw.decode(errors="replace").rstrip()
-                    lines.append(line)
-                    if "listening on " in line:
-                        port = int(line.rsplit(":", 1)[1])
-        except TimeoutError:
-            pass
-        peer = cls(proc, port or 0, lines)
+                port = await read_ready_port(ready_read)
         if port is None:
             await peer.stop()
+            lines = peer.lines
             # Its own error, without its command's name (the bot speaks of itself as "this").
             said = [line.split(": ", 1)[1] if line.startswith("lcnet ") else line for line in lines]
             detail = "; ".join(said[-2:]) or "it stopped without a word"
             raise UserError(f"the {spec.split(':')[0]} bot could not start its side: {detail}")
-        peer._drain = asyncio.get_running_loop().create_task(peer._keep_reading())
+        peer.port = port
         return peer
 
     async def _keep_reading(self) -> None:
@@ -578,11 +614,15 @@ class BotPeerProcess:
             self.lines.append(raw.decode(errors="replace").rstrip())
             del self.lines[:-50]
 
-    async def stop(self) -> None:
-        """Give the process time to finish, then stop it by its process id."""
+    async def stop(self, *, finishing: bool = True) -> None:
+        """Give the process time to finish (``finishing``: the match ended, so it
+        will; else it would wait for the player forever), then stop it by its
+        process id. Its replay file is safe either way: each frame is on disk
+        before it is sent, and resuming recovers any frame still in flight."""
         proc = self.proc
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), BOT_PEER_EXIT_TIMEOUT)
+        if finishing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), BOT_PEER_EXIT_TIMEOUT)
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.terminate()
@@ -593,7 +633,9 @@ class BotPeerProcess:
                 proc.kill()
             await proc.wait()
         if self._drain is not None:
-            self._drain.cancel()
+            # The process has ended: what it still said is read to the end.
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._drain, BOT_PEER_EXIT_TIMEOUT)
 
 
 async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) -> int:
@@ -620,10 +662,12 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
     check_replays_dir(player.replays)
     bot = await BotPeerProcess.start(arguments, spec)
     player.extra_header = {"opponent_bot": spec}
+    code = None
     try:
-        return await join_match(host="127.0.0.1", port=bot.port, player=player)
+        code = await join_match(host="127.0.0.1", port=bot.port, player=player)
+        return code
     finally:
-        await bot.stop()
+        await bot.stop(finishing=_match_ended(code))
 
 
 async def resume_against_bot(
@@ -650,10 +694,20 @@ async def resume_against_bot(
         str(player.timing.peer_timeout),
     ]
     bot = await BotPeerProcess.start(arguments, spec)
+    code = None
     try:
-        return await resume_match(path, contents, player=player, connect_to=("127.0.0.1", bot.port))
+        code = await resume_match(path, contents, player=player, connect_to=("127.0.0.1", bot.port))
+        return code
     finally:
-        await bot.stop()
+        await bot.stop(finishing=_match_ended(code))
+
+
+def _match_ended(code: int | None) -> bool:
+    """Whether the player's side ended the match (so the bot's side ends it too),
+    from its exit code (``None``: it stopped on an error)."""
+    from lcnet.ui.tracker import EXIT_UNFINISHED
+
+    return code is not None and code != EXIT_UNFINISHED
 
 
 def _check_bot_side(bot_file: Path, spec: str) -> None:

@@ -1,7 +1,8 @@
 """Helpers for the network tests: real processes, real sockets, loopback only.
 
 Every address here is 127.0.0.1. Ports come from the operating system (port
-0). Waits are for events (a line of output, a status, a frame) with generous
+0), read back from a child on its ``--ready-fd`` pipe. Waits are for events
+(a line of output, a status, a frame) with generous
 deadlines that end a test instead of hanging it.
 """
 
@@ -23,6 +24,7 @@ import zmq.asyncio
 from lcnet.bots import make_bot
 from lcnet.client import Status
 from lcnet.net import NetPeer, Timing, bind_host, connect_joiner
+from lcnet.netplay import read_ready_port
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay
 from lcnet.seat import Seat
 from lcnet.session import MatchOptions, Session, Step
@@ -44,7 +46,12 @@ def lcnet_env(home: Path) -> dict[str, str]:
 
 
 async def spawn(
-    args: list[str], home: Path, cwd: Path, *, typed: bool = False
+    args: list[str],
+    home: Path,
+    cwd: Path,
+    *,
+    typed: bool = False,
+    pass_fds: tuple[int, ...] = (),
 ) -> asyncio.subprocess.Process:
     """Start ``python -m lcnet ARGS`` with its own LCNET_HOME (``typed``: with
     a standard input for :func:`finish` to type into; else none)."""
@@ -59,7 +66,31 @@ async def spawn(
         stderr=asyncio.subprocess.PIPE,
         env=lcnet_env(home),
         cwd=cwd,
+        pass_fds=pass_fds,
     )
+
+
+async def spawn_listening(
+    args: list[str], home: Path, cwd: Path, *, typed: bool = False
+) -> tuple[asyncio.subprocess.Process, int]:
+    """:func:`spawn` a command that listens (``host``, a host's ``resume``) and
+    wait for the port it writes on its ``--ready-fd`` pipe."""
+    ready_read, ready_write = os.pipe()
+    try:
+        proc = await spawn(
+            [*args, "--ready-fd", str(ready_write)], home, cwd, typed=typed, pass_fds=(ready_write,)
+        )
+    except BaseException:
+        os.close(ready_read)
+        raise
+    finally:
+        os.close(ready_write)
+    async with asyncio.timeout(DEADLINE):
+        port = await read_ready_port(ready_read)
+    if port is None:
+        code, _, err = await finish(proc)
+        raise AssertionError(f"the process ended ({code}) before it listened: {err[-500:]}")
+    return proc, port
 
 
 async def wait_line(proc: asyncio.subprocess.Process, needle: str, seen: list[str]) -> str:
@@ -125,10 +156,7 @@ async def spawn_host(
         *HOST_TIMING_ARGS,
         *(extra or []),
     ]
-    proc = await spawn(args, directory / "home", directory)
-    seen: list[str] = []
-    line = await wait_line(proc, "listening on", seen)
-    return proc, int(line.rsplit(":", 1)[1])
+    return await spawn_listening(args, directory / "home", directory)
 
 
 def replay_file(directory: Path) -> Path:

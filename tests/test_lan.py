@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import pytest
 from lcnet import audit, identity
 from lcnet.discovery import EXIT_NO_GAMES
 from lcnet.net import EXIT_KEY_CHANGED
+from lcnet.netplay import read_ready_port
 from lcnet.replaylog import read_replay
 from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import (
@@ -31,7 +33,6 @@ from tests.netutil import (
     lcnet_env,
     replay_file,
     stop,
-    wait_line,
 )
 
 
@@ -45,7 +46,12 @@ def lan() -> Iterator[Lan]:
 
 
 async def spawn_in(
-    namespace: str, args: list[str], directory: Path, *, typed: bool = False
+    namespace: str,
+    args: list[str],
+    directory: Path,
+    *,
+    typed: bool = False,
+    pass_fds: tuple[int, ...] = (),
 ) -> asyncio.subprocess.Process:
     """``python -m lcnet ARGS`` inside ``namespace``, with its own LCNET_HOME."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -60,6 +66,7 @@ async def spawn_in(
         stderr=asyncio.subprocess.PIPE,
         env=lcnet_env(directory / "home"),
         cwd=directory,
+        pass_fds=pass_fds,
     )
 
 
@@ -69,9 +76,24 @@ async def spawn_lan_host(
     """``lcnet host`` bound to the first namespace's address; returns it and its port."""
     args = ["host", "--bind", ADDRESS_A, "--port", "0", "--rounds", "1"]
     args += ["--replays", str(directory / "replays"), *HOST_TIMING_ARGS, *extra]
-    proc = await spawn_in(lan.a, args, directory, typed=typed)
-    line = await wait_line(proc, "listening on", [])
-    return proc, int(line.rsplit(":", 1)[1])
+    ready_read, ready_write = os.pipe()
+    try:
+        proc = await spawn_in(
+            lan.a,
+            [*args, "--ready-fd", str(ready_write)],
+            directory,
+            typed=typed,
+            pass_fds=(ready_write,),
+        )
+    except BaseException:
+        os.close(ready_read)
+        raise
+    finally:
+        os.close(ready_write)
+    async with asyncio.timeout(DEADLINE):
+        port = await read_ready_port(ready_read)
+    assert port is not None, "the host ended before it listened"
+    return proc, port
 
 
 def join_args(directory: Path) -> list[str]:

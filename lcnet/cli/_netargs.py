@@ -67,6 +67,12 @@ def add_player_arguments(
         "another key (only after checking it with them in person); without it, such an "
         "opponent is refused",
     )
+    parser.add_argument(
+        "--ready-fd",
+        type=int,
+        metavar="FD",
+        help=argparse.SUPPRESS,  # for programs that start lcnet: see Player.ready_fd
+    )
     timing = Timing()
     parser.add_argument(
         "--ping-interval",
@@ -126,6 +132,7 @@ def player_from(args: argparse.Namespace) -> Player:
         name=args.name,
         accept_new_key=accept,
         front_end=None if args.bot is not None else StandardStreams(),
+        ready_fd=args.ready_fd,
     )
 
 
