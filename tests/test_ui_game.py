@@ -14,8 +14,9 @@ from prompt_toolkit.output import ColorDepth
 from lcnet.client import Status, Update
 from lcnet.seat import Seat
 from lcnet.session import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
-from lcnet.ui.game import Confirm, GameUI, Stage
+from lcnet.ui.game import GameUI
 from lcnet.ui.tracker import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED
+from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
 from tests.test_ui_support import (
     ScriptedClient,
@@ -63,7 +64,7 @@ def turn_or_end(ui: GameUI, turns_before: int) -> Callable[[], bool]:
 
 async def quit_confirmed(ui: GameUI, keys: PipeInput) -> None:
     keys.send_text("q")
-    await wait_until(ui, lambda: ui.confirm is Confirm.QUIT, "the quit question")
+    await wait_until(ui, lambda: ui.turn.confirm is Confirm.QUIT, "the quit question")
     keys.send_text("y")
 
 
@@ -76,9 +77,9 @@ def test_a_whole_turn_by_keys_choose_discard_draw_from_the_deck() -> None:
         before = my_turns(ui)
         hand = ui.hand()
         keys.send_text("2")
-        await wait_until(ui, lambda: ui.selected == 1, "the second card chosen")
+        await wait_until(ui, lambda: ui.turn.selected == 1, "the second card chosen")
         keys.send_text("d")
-        await wait_until(ui, lambda: ui.stage is Stage.DRAW, "the draw stage")
+        await wait_until(ui, lambda: ui.turn.stage is Stage.DRAW, "the draw stage")
         seen["draw screen"] = render(ui.app)
         keys.send_text("d")
         await wait_until(ui, lambda: my_turns(ui) == before + 1, "the turn played")
@@ -118,10 +119,14 @@ def test_typing_plus_starts_a_command_and_a_lone_put_down_waits_for_the_draw() -
         await my_move(ui)
         card = ui.hand()[0]
         keys.send_text(f"-{card}\r")
-        await wait_until(ui, lambda: ui.stage is Stage.DRAW, "the draw stage after a put-down")
-        assert ui.put_down is not None and ui.put_down.card == card and ui.put_down.discard
+        await wait_until(ui, lambda: ui.turn.stage is Stage.DRAW, "the draw stage after a put-down")
+        assert (
+            ui.turn.put_down is not None
+            and ui.turn.put_down.card == card
+            and ui.turn.put_down.discard
+        )
         keys.send_text("\x1b")  # Esc takes the card back
-        await wait_until(ui, lambda: ui.stage is Stage.CARD, "back to choosing a card")
+        await wait_until(ui, lambda: ui.turn.stage is Stage.CARD, "back to choosing a card")
         await quit_confirmed(ui, keys)
 
     play(client, scenario)
@@ -134,11 +139,11 @@ def test_drawing_back_the_card_just_discarded_is_explained() -> None:
         await my_move(ui)
         card = ui.hand()[0]
         keys.send_text("1d")
-        await wait_until(ui, lambda: ui.stage is Stage.DRAW, "the draw stage")
+        await wait_until(ui, lambda: ui.turn.stage is Stage.DRAW, "the draw stage")
         keys.send_text(card.suit.letter)
         await wait_until(ui, lambda: ui.message_is_error, "an explanation")
         assert "cannot be drawn back" in ui.message
-        assert ui.stage is Stage.DRAW  # still the player's choice to make
+        assert ui.turn.stage is Stage.DRAW  # still the player's choice to make
         await quit_confirmed(ui, keys)
 
     play(client, scenario)
@@ -190,7 +195,7 @@ def test_an_unplayable_card_is_explained_when_played() -> None:
         keys.send_text(f"{ui.hand().index(low) + 1}p")
         await wait_until(ui, lambda: ui.message_is_error, "an explanation")
         assert "must be higher" in ui.message or "cannot follow" in ui.message
-        assert ui.stage is Stage.CARD
+        assert ui.turn.stage is Stage.CARD
         await quit_confirmed(ui, keys)
 
     play(client, scenario)
@@ -231,13 +236,13 @@ def test_quitting_asks_first_and_no_keeps_playing() -> None:
     async def scenario(ui: GameUI, keys: PipeInput) -> None:
         await my_move(ui)
         keys.send_text("q")
-        await wait_until(ui, lambda: ui.confirm is Confirm.QUIT, "the quit question")
+        await wait_until(ui, lambda: ui.turn.confirm is Confirm.QUIT, "the quit question")
         assert "Quit the unfinished match (it is not saved" in "\n".join(render(ui.app))
         keys.send_text("n")
-        await wait_until(ui, lambda: ui.confirm is None, "the answer no")
+        await wait_until(ui, lambda: ui.turn.confirm is None, "the answer no")
         assert ui.app.is_running
         keys.send_text("\x03")  # Ctrl-C asks too, and a second one confirms
-        await wait_until(ui, lambda: ui.confirm is Confirm.QUIT, "the quit question")
+        await wait_until(ui, lambda: ui.turn.confirm is Confirm.QUIT, "the quit question")
         keys.send_text("\x03")
 
     assert play(client, scenario) == EXIT_UNFINISHED
@@ -250,7 +255,7 @@ def test_resigning_asks_first_then_ends_the_match() -> None:
     async def scenario(ui: GameUI, keys: PipeInput) -> None:
         await my_move(ui)
         keys.send_text("R")
-        await wait_until(ui, lambda: ui.confirm is Confirm.RESIGN, "the resign question")
+        await wait_until(ui, lambda: ui.turn.confirm is Confirm.RESIGN, "the resign question")
         keys.send_text("y")
         await wait_until(ui, lambda: ui.tracker.ended is not None, "the end of the match")
         seen["final"] = render(ui.app)

@@ -17,8 +17,9 @@ from prompt_toolkit.output import DummyOutput
 
 from lcnet.deal import HAND_SIZE
 from lcnet.seat import Seat
-from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, Confirm, GameUI, Stage
+from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI
 from lcnet.ui.tracker import EXIT_UNFINISHED
+from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
 from tests.test_ui_support import local_client, render, running, wait_until
 
@@ -62,7 +63,7 @@ async def my_move(ui: GameUI) -> None:
 
 async def quit_confirmed(ui: GameUI, keys: PipeInput) -> None:
     keys.send_text("q")
-    await wait_until(ui, lambda: ui.confirm is Confirm.QUIT, "the quit question")
+    await wait_until(ui, lambda: ui.turn.confirm is Confirm.QUIT, "the quit question")
     keys.send_text("y")
 
 
@@ -185,7 +186,7 @@ def test_the_move_history_lists_every_turn_of_the_round_in_order() -> None:
         assert row.startswith(f"{number}  {who}"), row
     assert any(" drew " in row for row in rows if "  you " in f"  {row[3:]}")
     assert "Round 1: every move, in order" in "\n".join(history)
-    assert "m moves" in str(seen["help"])
+    assert "every move of this round" in str(seen["help"])
 
 
 def test_a_long_history_scrolls_and_shows_the_latest_move_first() -> None:
@@ -229,7 +230,7 @@ def test_enter_with_a_card_chosen_says_to_press_p_or_d() -> None:
         keys.send_text("\r")
         await wait_until(ui, lambda: "press p" in ui.message, "a hint")
         assert str(card) in ui.message and "d to discard" in ui.message
-        assert ui.stage is Stage.CARD
+        assert ui.turn.stage is Stage.CARD
         await quit_confirmed(ui, keys)
 
     play(local_client(), SizedOutput(80, 24), scenario)
@@ -283,10 +284,9 @@ def test_a_resumed_round_shows_the_last_moves_from_the_transcript() -> None:
     assert "random bot " in last[0] and "you discarded " in last[1]
 
 
-def test_the_card_keys_in_the_help_the_readme_and_the_code_agree() -> None:
+def test_the_card_keys_in_the_help_the_play_command_and_the_code_agree() -> None:
     keys = f"1-{HAND_SIZE}"
-    assert f"Left/Right, {keys}  choose a card" in HELP_TEXT
-    assert f"`1`–`{HAND_SIZE}` pick a card" in (ROOT / "README.md").read_text()
+    assert f"Left/Right, {keys}  choose one" in HELP_TEXT
     from lcnet.cli.play import EPILOG
 
     assert f"arrows or {keys} select a card" in EPILOG
@@ -295,7 +295,7 @@ def test_the_card_keys_in_the_help_the_readme_and_the_code_agree() -> None:
     async def scenario(ui: GameUI, keys_in: PipeInput) -> None:
         await my_move(ui)
         keys_in.send_text(str(HAND_SIZE))
-        await wait_until(ui, lambda: ui.selected == HAND_SIZE - 1, "the last card chosen")
+        await wait_until(ui, lambda: ui.turn.selected == HAND_SIZE - 1, "the last card chosen")
         keys_in.send_text(str(HAND_SIZE + 1))
         await wait_until(ui, lambda: ui.message_is_error, "no such card")
         seen["message"] = ui.message

@@ -119,7 +119,7 @@ def test_the_waiting_screen_shows_both_players_and_i_shows_the_fingerprints() ->
             keys.send_text("\r")
             await wait_until(ui, lambda: not ui.help_open, "the board again")
             keys.send_text("q")
-            await wait_until(ui, lambda: ui.confirm is not None, "the quit question")
+            await wait_until(ui, lambda: ui.turn.confirm is not None, "the quit question")
             keys.send_text("y")
             assert await asyncio.wait_for(task, TIMEOUT) == EXIT_UNFINISHED
 
@@ -134,7 +134,7 @@ def test_the_waiting_screen_shows_both_players_and_i_shows_the_fingerprints() ->
         text = flat(seen[screen])
         assert mine in text and theirs in text, screen
         assert "random bot (joiner)" in text, screen
-    assert "i who you play" in flat(seen["help"])
+    assert "who you play: both players' key fingerprints" in flat(seen["help"])
 
 
 def test_line_mode_prints_both_fingerprints_when_the_match_starts() -> None:
@@ -282,7 +282,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
         await wait_until(ui, lambda: not ui.alerts, "the waiting screen again")
         seen["after"] = render(ui.app)
         keys.send_text("q")
-        await wait_until(ui, lambda: ui.confirm is not None, "the quit question")
+        await wait_until(ui, lambda: ui.turn.confirm is not None, "the quit question")
         keys.send_text("y")
 
     full_screen(monkeypatch, scenario)

@@ -7,17 +7,10 @@ typed in the card notation. Network updates arrive in a background task
 and redraw the screen; moves go out with ``client.play()``. Nothing here
 knows about sockets.
 
-Keys (the help screen, ``?``, says the same):
-
-* choose a card with the arrows or its number, ``p`` plays it on your
-  expedition, ``d`` (or ``x``) discards it;
-* then draw: ``d`` or Enter from the draw pile, a suit letter
-  (``y b w g r p``) from that suit's discard pile, Esc to take the card back;
-* ``:`` (or Tab) types a command: a whole turn such as ``+r7 deck`` or
-  ``-b3 g``, a put-down alone (``+r7``), ``help``, ``resign``, ``quit``;
-  typing ``+`` or ``-`` starts such a command directly;
-* ``m`` lists every move of the round, both players, in order;
-* ``R`` resigns and ``q`` or Ctrl-C quits, each after a confirmation.
+The keys are one table, :data:`KEYS`: which keys, when they apply, what
+they do and the handler; the bindings, the help screen (``?``) and the list
+in README.md are all made from it. What a turn has chosen so far lives in a
+:class:`~lcnet.ui.turn.TurnInput`, which decides what each choice does.
 
 Below 80x24 the board cannot fit: a screen says the size to make the
 terminal, and the board comes back on resize. Wider terminals give the
@@ -31,26 +24,24 @@ from __future__ import annotations
 
 import enum
 import textwrap
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition, has_focus
+from prompt_toolkit.filters import Always, Condition, Filter, has_focus
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet import identity
-from lcnet.cards import Card, Suit
+from lcnet.cards import HAND_SIZE, Card, Suit
 from lcnet.client import MatchClient, Status
-from lcnet.engine import Draw, PutDown, Turn, View
-from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError
+from lcnet.engine import Draw, Turn, View
+from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.session import DisputeRaised, MatchEnded, RoundVerified
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
@@ -68,14 +59,10 @@ from lcnet.ui.board import (
     spread,
     suit_class,
 )
-from lcnet.ui.tracker import (
-    EXIT_UNFINISHED,
-    YOU,
-    MatchTracker,
-    RoundSummary,
-    check_choice,
-    explain,
-)
+from lcnet.ui.fullscreen import Redrawn
+from lcnet.ui.keys import KeyRow, help_rows, key_bindings
+from lcnet.ui.tracker import EXIT_UNFINISHED, YOU, MatchTracker, RoundSummary, explain
+from lcnet.ui.turn import Confirm, Do, Effect, Say, Send, Stage, TurnInput
 
 TEXT_WIDTH: Final = SCREEN_WIDTH - 2
 """Wrapped messages leave a margin of one column on each side."""
@@ -89,40 +76,41 @@ MIN_ROWS: Final = SCREEN_HEIGHT
 it a screen asks for a larger one, and the board comes back on resize."""
 MESSAGE_ROWS: Final = 3
 """A long message wraps onto at most this many rows."""
-HISTORY_KEY: Final = "m"
-HELP_TEXT: Final = """\
+HELP_INTRO: Final = """\
 Put down one card (on your expedition or its discard pile), then draw one.
 Expeditions rise: wagers (H) first, then higher numbers. Each scores
-(sum - 20) x (1 + wagers), and 20 more with 8 or more cards.
-
-Left/Right, 1-8  choose a card (a + under it: it fits your expedition)
-p                play it on its expedition
-d or x           discard it onto its suit's pile
-then d or Enter  draw from the draw pile,
-  y b w g r p    or take the top card of that suit's pile ([y4]: allowed;
-                 x: the pile you just discarded onto, not allowed)
-  Esc            take the card back
-: or Tab         type a command (or help, resign, quit); Enter sends it
-  +r7 deck       play r7, draw from the draw pile
-  -b3 g          discard b3, take the top card of the green pile
-  play gH2, draw r   the long form; +r7 alone waits for the draw
-R resign  m moves  i who you play  q or Ctrl-C quit (asks first)  ? this help
-"""
+(sum - 20) x (1 + wagers), and 20 more with 8 or more cards."""
 HELP_END: Final = "Press Esc, Enter or ? to go back."
+WHEN_WIDTH: Final = 12
+KEYS_WIDTH: Final = 17
+"""The help's columns: when, keys, then what they do (in 80 columns)."""
 
 
-class Stage(enum.Enum):
-    """Which half of the player's turn the keys choose."""
+class When(enum.Enum):
+    """When a key of the game applies (each is a filter in :meth:`GameUI.filters`)."""
 
-    CARD = "choose a card"
-    DRAW = "choose where to draw from"
-
-
-class Confirm(enum.Enum):
-    """An action waiting for the player's yes."""
-
-    QUIT = "quit"
-    RESIGN = "resign"
+    CARD = "your card"
+    """The board, the player's move: choosing the card to put down."""
+    DRAW = "the draw"
+    """The board, the put-down chosen: choosing where to draw from."""
+    BOARD = "the board"
+    """The board alone: no screen, question, command or size warning over it."""
+    TYPING = "typing"
+    """The command line has the keys."""
+    NOT_TYPING = "not typing"
+    """Anything but the command line, a question or the help."""
+    NOT_ASKING = "no question"
+    """Anything but a question waiting on the action line."""
+    ALWAYS = "always"
+    CONFIRMING = "a question"
+    """A yes-or-no question waits on the action line."""
+    HELP = "the help"
+    IDS = "the fingerprints"
+    ALERT = "a key warning"
+    """A known name came back with a new key (a host goes on waiting after it)."""
+    SCREEN = "a summary"
+    """A round summary, the result or a dispute over the board."""
+    HISTORY = "the moves"
 
 
 @dataclass(frozen=True)
@@ -134,7 +122,7 @@ class Screen:
     summary: RoundSummary | None = None
 
 
-class GameUI:
+class GameUI(Redrawn):
     """The full-screen game for one player (tests drive it through its ``app``)."""
 
     def __init__(
@@ -145,13 +133,12 @@ class GameUI:
         output: Output | None = None,
         monochrome: bool | None = None,
     ) -> None:
+        super().__init__()
         self.client = client
         self.tracker = MatchTracker(client)
         self.monochrome = no_color() if monochrome is None else monochrome
-        self.stage = Stage.CARD
-        self.selected = 0
-        self.put_down: PutDown | None = None
-        self.sending = False
+        self.turn = TurnInput(self.tracker, self.view)
+        """What the player's turn has chosen so far, and the question waiting, if any."""
         self.help_open = False
         self.history_open = False
         self.history_scroll = 0
@@ -160,11 +147,9 @@ class GameUI:
         """The players' key fingerprints are shown (the ``i`` key)."""
         self.alerts: list[LcnetError] = []
         """Known names with new keys this host turned away, to show until dismissed."""
-        self.confirm: Confirm | None = None
         self.screens: list[Screen] = []
         self.message = ""
         self.message_is_error = False
-        self._listeners: list[Callable[[], None]] = []
         self.command = Buffer(multiline=False, accept_handler=self._accept_command)
         self.app: Application[int] = self._build_app(input, output)
 
@@ -198,27 +183,13 @@ class GameUI:
                 self.screens.append(Screen(RoundVerified, self.tracker.summaries[-1]))
             elif isinstance(event, MatchEnded | DisputeRaised):
                 self.screens.append(Screen(type(event)))
-                self._reset_turn()
-                self.confirm = None
+                self.turn.stop()
             if lines:
                 # A result or a dispute leads with what matters most.
                 ending = isinstance(event, MatchEnded | DisputeRaised)
                 self._say(lines[0] if ending else lines[-1])
             else:
                 self._changed()
-
-    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener`` after every change of what the screen shows.
-
-        Returns the function that stops it (tests wait on changes this way).
-        """
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
-    def _changed(self) -> None:
-        self.app.invalidate()
-        for listener in list(self._listeners):
-            listener()
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.message, self.message_is_error = text, error
@@ -233,60 +204,26 @@ class GameUI:
         return self.client.session.view()
 
     def my_move(self) -> bool:
-        return self.tracker.may_move() and not self.sending
+        return self.turn.my_move()
 
     def hand(self) -> tuple[Card, ...]:
-        view = self.view()
-        return view.hand if view is not None else ()
+        return self.turn.hand()
 
-    def selected_card(self) -> Card | None:
-        hand = self.hand()
-        if not hand:
-            return None
-        self.selected = min(self.selected, len(hand) - 1)
-        return hand[self.selected]
-
-    def _reset_turn(self) -> None:
-        self.stage = Stage.CARD
-        self.put_down = None
-
-    # -- actions
-
-    def choose_put_down(self, put_down: PutDown) -> None:
-        """Make ``put_down`` the first half of the turn, if the rules allow it."""
-        view = self.view()
-        if view is None or not self.my_move():
-            self._not_your_move()
-            return
-        problem = check_choice(view, put_down)
-        if problem is not None:
-            self._say(explain(problem), error=True)
-            return
-        self.put_down = put_down
-        self.stage = Stage.DRAW
-        self._say(f"{put_down}: now choose where to draw from")
-
-    def choose_draw(self, draw: Draw) -> None:
-        """Complete the turn with ``draw`` and send it, if the rules allow it."""
-        if self.put_down is None:
-            self._say("first choose a card to play or discard", error=True)
-            return
-        self.submit(Turn(self.put_down, draw))
-
-    def submit(self, turn: Turn) -> None:
-        """Check ``turn`` here, then send it; an illegal one is explained."""
-        view = self.view()
-        if view is None or not self.my_move():
-            self._not_your_move()
-            return
-        problem = check_choice(view, turn.put_down, turn.draw)
-        if problem is not None:
-            self._say(explain(problem), error=True)
-            return
-        self.sending = True
-        self.tracker.note_sent()
-        self._say(f"sending: {turn}")
-        self.app.create_background_task(self._send(turn))
+    def act(self, effects: list[Effect]) -> None:
+        """Carry out what the turn input decided, then redraw."""
+        for effect in effects:
+            if isinstance(effect, Say):
+                self.message, self.message_is_error = effect.text, effect.error
+            elif isinstance(effect, Send):
+                self.tracker.note_sent()
+                self.app.create_background_task(self._send(effect.turn))
+            elif effect is Do.EXIT:
+                self._exit()
+            elif effect is Do.RESIGN:
+                self.app.create_background_task(self._resign())
+            elif effect is Do.HELP:
+                self.help_open = True
+        self._changed()
 
     async def _send(self, turn: Turn) -> None:
         try:
@@ -298,43 +235,12 @@ class GameUI:
             self._restore_turn()
             self._say(f"the move was not sent: {exc}", error=True)
         else:
-            self._reset_turn()
-            self.selected = 0
-            self.sending = False
+            self.turn.sent()
             self._changed()
 
     def _restore_turn(self) -> None:
-        self.sending = False
+        self.turn.not_sent()
         self.tracker.note_not_sent()
-
-    def _not_your_move(self) -> None:
-        tracker = self.tracker
-        if tracker.over:
-            self._say("the match is over: press q to leave", error=True)
-        elif self.sending:
-            self._say("your move is being sent", error=True)
-        elif self.view() is None:
-            self._say("the cards are not dealt yet", error=True)
-        else:
-            self._say(f"wait: it is {tracker.opponent}'s turn", error=True)
-
-    def ask(self, what: Confirm) -> None:
-        if what is Confirm.QUIT and (self.tracker.over or self.tracker.error is not None):
-            self._exit()
-            return
-        if what is Confirm.RESIGN and self.tracker.over:
-            self._say("the match is over: there is nothing to resign", error=True)
-            return
-        self.confirm = what
-        self._changed()
-
-    def confirmed(self) -> None:
-        what, self.confirm = self.confirm, None
-        if what is Confirm.QUIT:
-            self._exit()
-        elif what is Confirm.RESIGN:
-            self._say("resigning...")
-            self.app.create_background_task(self._resign())
 
     async def _resign(self) -> None:
         try:
@@ -342,49 +248,60 @@ class GameUI:
         except LcnetError as exc:
             self._say(f"the resignation was not sent: {exc}", error=True)
 
-    def run_command(self, text: str) -> None:
-        """A typed command: a turn, a put-down (then a draw), help, resign or quit."""
-        words = text.strip()
-        key = words.lower()
-        if not words:
-            return
-        if key in ("help", "?", "h"):
-            self.help_open = True
-            self._changed()
-            return
-        if key in ("quit", "q", "exit"):
-            self.ask(Confirm.QUIT)
-            return
-        if key == "resign":
-            self.ask(Confirm.RESIGN)
-            return
-        try:
-            turn = Turn.parse(words)
-        except InvalidMoveError as not_a_turn:
-            self._partial_command(words, not_a_turn)
-            return
-        self.submit(turn)
-
-    def _partial_command(self, words: str, not_a_turn: InvalidMoveError) -> None:
-        if self.stage is Stage.DRAW:
-            try:
-                self.choose_draw(Draw.parse(words))
-                return
-            except InvalidMoveError:
-                pass
-        try:
-            put_down = PutDown.parse(words)
-        except InvalidMoveError:
-            self._say(str(not_a_turn), error=True)
-            return
-        self._reset_turn()
-        self.choose_put_down(put_down)
-
     def _accept_command(self, buffer: Buffer) -> bool:
         text = buffer.text
         self.app.layout.focus(self.body_window)
-        self.run_command(text)
+        self.act(self.turn.run_command(text))
         return False  # clear the line
+
+    # -- what the keys open and close (the turn's own keys go to ``turn``)
+
+    def show_help(self, shown: bool = True) -> None:
+        self.help_open = shown
+        self._changed()
+
+    def toggle_ids(self) -> None:
+        self.ids_open = not self.ids_open
+        self._changed()
+
+    def close_ids(self) -> None:
+        self.ids_open = False
+        self._changed()
+
+    def dismiss_alert(self) -> None:
+        self.alerts.pop(0)
+        self._changed()
+
+    def next_screen(self) -> None:
+        """Leave a round summary (a result or a dispute stays until q)."""
+        if self.screens[0].kind is RoundVerified:
+            self.screens.pop(0)
+            self._changed()
+
+    def show_history(self, shown: bool = True) -> None:
+        self.history_open = shown
+        if shown:
+            self.history_scroll = 0  # the latest move shows first
+        self._changed()
+
+    def scroll_history(self, key: str) -> None:
+        """Up and PageUp go back in time, Down and PageDown forward."""
+        step = 1 if key in ("up", "down") else max(self._body_rows() - 3, 1)
+        back = key in ("up", "pageup")
+        self.history_scroll = max(0, self.history_scroll + (step if back else -step))
+        self._changed()
+
+    def start_command(self, key: str) -> None:
+        """Move to the command line; ``+`` or ``-`` starts the command with itself."""
+        self.app.layout.focus(self.command)
+        if key in ("+", "-"):
+            self.command.insert_text(key)
+        self._changed()
+
+    def leave_command(self) -> None:
+        self.command.reset()
+        self.app.layout.focus(self.body_window)
+        self._changed()
 
     # -- layout
 
@@ -430,7 +347,7 @@ class GameUI:
         )
         return Application(
             layout=Layout(root, focused_element=self.body_window),
-            key_bindings=self._bindings(),
+            key_bindings=key_bindings(self, KEYS, self.filters()),
             style=make_style(self.monochrome),
             full_screen=True,
             input=input,
@@ -464,7 +381,7 @@ class GameUI:
             ),
             (
                 ("class:banner.warning", _plain(self._action()))
-                if self.confirm is not None
+                if self.turn.confirm is not None
                 else ("class:dim", "q quits.")
             ),
         ]
@@ -487,7 +404,7 @@ class GameUI:
     def _body(self) -> StyleAndTextTuples:
         if self.help_open:
             ids = [f"  {line}" for line in self.tracker.identity_lines()]
-            return [("", HELP_TEXT + "\n".join([*ids, HELP_END]))]
+            return [("", "\n".join([HELP_TEXT, *ids, HELP_END]))]
         if self.ids_open:
             return join_lines(self._identity_screen())
         failure = self.tracker.failure
@@ -518,9 +435,9 @@ class GameUI:
         lines.extend(
             interactive_hand_lines(
                 board.bottom.hand.cards or (),
-                selected=self.selected if mine else None,
+                selected=self.turn.selected if mine else None,
                 playable=playable,
-                active=mine and self.stage is Stage.CARD,
+                active=mine and self.turn.stage is Stage.CARD,
             )
         )
         for seat in (self.client.seat.other, self.client.seat):
@@ -693,11 +610,11 @@ class GameUI:
         return "Shuffling and dealing (both players take part in the masked deal)..."
 
     def _draw_choices(self) -> DrawChoices | None:
-        view = self.view()
-        if self.stage is not Stage.DRAW or self.put_down is None or view is None:
+        view, put_down = self.view(), self.turn.put_down
+        if self.turn.stage is not Stage.DRAW or put_down is None or view is None:
             return None
-        legal = view.legal_draws(self.put_down)
-        blocked = self.put_down.card.suit if self.put_down.discard else None
+        legal = view.legal_draws(put_down)
+        blocked = put_down.card.suit if put_down.discard else None
         return DrawChoices(
             deck=any(d.from_deck for d in legal),
             piles=frozenset(d.suit for d in legal if d.suit is not None),
@@ -758,14 +675,14 @@ class GameUI:
         return out
 
     def _action(self) -> StyleAndTextTuples:
-        if self.confirm is Confirm.QUIT:
+        if self.turn.confirm is Confirm.QUIT:
             later = (
                 "it is saved: lcnet resume continues it"
                 if self.client.replay_path is not None
                 else "it is not saved and cannot be continued"
             )
             return [("class:banner.warning", f"Quit the unfinished match ({later})? y/n")]
-        if self.confirm is Confirm.RESIGN:
+        if self.turn.confirm is Confirm.RESIGN:
             return [("class:banner.warning", f"Resign? {self.tracker.opponent} wins. y/n")]
         if self.help_open or self.history_open or self.screens:
             return []
@@ -773,9 +690,9 @@ class GameUI:
             return [("class:dim", "type a turn (+r7 deck, -b3 g), help, resign or quit; Esc: back")]
         if not self.my_move():
             return []
-        if self.stage is Stage.DRAW and self.put_down is not None:
+        if self.turn.stage is Stage.DRAW and self.turn.put_down is not None:
             return self._draw_action()
-        card = self.selected_card()
+        card = self.turn.selected_card()
         if card is None:
             return []
         view = self.view()
@@ -799,9 +716,9 @@ class GameUI:
 
     def _draw_action(self) -> StyleAndTextTuples:
         view = self.view()
-        assert self.put_down is not None and view is not None
-        out: StyleAndTextTuples = [("class:label", f"{self.put_down}, then draw: ")]
-        legal = view.legal_draws(self.put_down)
+        assert self.turn.put_down is not None and view is not None
+        out: StyleAndTextTuples = [("class:label", f"{self.turn.put_down}, then draw: ")]
+        legal = view.legal_draws(self.turn.put_down)
         if any(d.from_deck for d in legal):
             out.append(("class:legal", "d"))
             out.append(("", " deck  "))
@@ -855,20 +772,20 @@ class GameUI:
             return "waiting for the opponent"
         if self.screens and self.screens[0].summary is not None:
             return f"round {self.screens[0].summary.round} is over: Enter goes on"
-        if self.sending:
+        if self.turn.sending:
             return "sending your move..."
         if self.my_move():
-            return "YOUR MOVE: " + self.stage.value
+            return "YOUR MOVE: " + self.turn.stage.value
         if self.view() is None:
             return "dealing..."
         return f"waiting for {clip(tracker.opponent, 20)} to move..."
 
     # -- keys
 
-    def _bindings(self) -> KeyBindings:
-        kb = KeyBindings()
+    def filters(self) -> dict[When, Filter]:
+        """When each row of :data:`KEYS` applies, as a prompt_toolkit filter."""
         typing = has_focus(self.command)
-        confirming = Condition(lambda: self.confirm is not None)
+        confirming = Condition(lambda: self.turn.confirm is not None)
         helping = Condition(lambda: self.help_open)
         on_screen = Condition(lambda: bool(self.screens))
         history = Condition(lambda: self.history_open) & ~helping & ~confirming
@@ -885,210 +802,176 @@ class GameUI:
             & ~showing_ids
             & ~alerting
         )
-        card_stage = board & Condition(lambda: self.stage is Stage.CARD)
-        draw_stage = board & Condition(lambda: self.stage is Stage.DRAW)
+        return {
+            When.CARD: board & Condition(lambda: self.turn.stage is Stage.CARD),
+            When.DRAW: board & Condition(lambda: self.turn.stage is Stage.DRAW),
+            When.BOARD: board,
+            When.TYPING: typing,
+            When.NOT_TYPING: ~typing & ~confirming & ~helping,
+            When.NOT_ASKING: ~confirming,
+            When.ALWAYS: Always(),
+            When.CONFIRMING: confirming,
+            When.HELP: helping & ~confirming,
+            When.IDS: showing_ids & ~helping & ~confirming,
+            When.ALERT: alerting & ~helping & ~confirming,
+            When.SCREEN: on_screen & ~helping & ~confirming & ~showing_ids & ~alerting,
+            When.HISTORY: history,
+        }
 
-        @kb.add("c-c")
-        @kb.add(Keys.SIGINT)
-        def _quit_now(event: KeyPressEvent) -> None:
-            """Quit (asks first while the match runs; a second Ctrl-C confirms)."""
-            if self.confirm is Confirm.QUIT:
-                self._exit()
-            else:
-                self.ask(Confirm.QUIT)
 
-        @kb.add("y", filter=confirming)
-        def _yes(event: KeyPressEvent) -> None:
-            """Confirm the question on the action line."""
-            self.confirmed()
+Row = KeyRow["GameUI", When]
 
-        @kb.add("<any>", filter=confirming)
-        def _no(event: KeyPressEvent) -> None:
-            """Any other key answers no."""
-            self.confirm = None
-            self._say("cancelled")
+KEYS: Final[tuple[Row, ...]] = (
+    # The bindings' order: when two rows match a key, the later one wins.
+    Row(
+        ("c-c", Keys.SIGINT.value),
+        When.ALWAYS,
+        "quit (asks first; a second one confirms)",
+        lambda ui, key: ui.act(ui.turn.interrupt()),
+    ),
+    Row(("y",), When.CONFIRMING, "yes", lambda ui, key: ui.act(ui.turn.confirmed()), listed=False),
+    Row(
+        ("<any>",), When.CONFIRMING, "no", lambda ui, key: ui.act(ui.turn.cancelled()), listed=False
+    ),
+    Row(
+        ("escape", "enter", "?", "q"),
+        When.HELP,
+        "close the help",
+        lambda ui, key: ui.show_help(False),
+        listed=False,
+    ),
+    Row(
+        ("i",),
+        When.NOT_TYPING,
+        "who you play: both players' key fingerprints",
+        lambda ui, key: ui.toggle_ids(),
+    ),
+    Row(("escape", "enter"), When.IDS, "close them", lambda ui, key: ui.close_ids(), listed=False),
+    Row(
+        ("escape", "enter"),
+        When.ALERT,
+        "go on waiting",
+        lambda ui, key: ui.dismiss_alert(),
+        listed=False,
+    ),
+    Row(
+        ("enter", "space", "escape"),
+        When.SCREEN,
+        "leave a round summary",
+        lambda ui, key: ui.next_screen(),
+        listed=False,
+    ),
+    Row(
+        ("q",),
+        When.NOT_TYPING,
+        "quit (asks first while the match runs)",
+        lambda ui, key: ui.act(ui.turn.ask(Confirm.QUIT)),
+    ),
+    Row(
+        ("f1",),
+        When.NOT_ASKING,
+        "the help screen (these keys)",
+        lambda ui, key: ui.show_help(),
+        listed=False,
+    ),
+    Row(
+        ("m", "escape", "enter"),
+        When.HISTORY,
+        "close the moves",
+        lambda ui, key: ui.show_history(False),
+        listed=False,
+    ),
+    Row(
+        ("up", "down", "pageup", "pagedown"),
+        When.HISTORY,
+        "scroll (Up and PageUp go back in time)",
+        lambda ui, key: ui.scroll_history(key),
+        listed=False,
+    ),
+    Row(
+        ("enter",),
+        When.CARD,
+        "say that p or d chooses the put-down",
+        lambda ui, key: ui.act(ui.turn.hint()),
+        listed=False,
+    ),
+    Row(
+        (":", "tab", "+", "-"),
+        When.BOARD,
+        "type a turn (+r7 deck, -b3 g), help, resign, quit",
+        lambda ui, key: ui.start_command(key),
+    ),
+    Row(
+        ("m",),
+        When.BOARD,
+        "every move of this round, both players",
+        lambda ui, key: ui.show_history(),
+    ),
+    Row(
+        ("R",),
+        When.BOARD,
+        "resign (asks first)",
+        lambda ui, key: ui.act(ui.turn.ask(Confirm.RESIGN)),
+    ),
+    Row(("?",), When.BOARD, "the help screen (these keys)", lambda ui, key: ui.show_help()),
+    Row(
+        ("escape",),
+        When.TYPING,
+        "leave the command line",
+        lambda ui, key: ui.leave_command(),
+        listed=False,
+    ),
+    Row(
+        ("left", "right", *"123456789"),
+        When.CARD,
+        "choose one (a + under it: it fits your expedition)",
+        lambda ui, key: ui.act(_choose_card(ui.turn, key)),
+        label=f"Left/Right, 1-{HAND_SIZE}",
+    ),
+    Row(
+        ("p",),
+        When.CARD,
+        "play it on its expedition",
+        lambda ui, key: ui.act(ui.turn.put_selected(discard=False)),
+    ),
+    Row(
+        ("d", "x"),
+        When.CARD,
+        "discard it onto its suit's pile",
+        lambda ui, key: ui.act(ui.turn.put_selected(discard=True)),
+    ),
+    Row(
+        ("d", "enter"),
+        When.DRAW,
+        "draw from the draw pile",
+        lambda ui, key: ui.act(ui.turn.choose_draw(Draw(None))),
+    ),
+    Row(
+        tuple(suit.letter for suit in Suit),
+        When.DRAW,
+        "take the top card of that suit's pile",
+        lambda ui, key: ui.act(ui.turn.choose_draw(Draw(Suit.parse(key)))),
+        label=" ".join(suit.letter for suit in Suit),
+    ),
+    Row(
+        ("escape", "backspace"),
+        When.DRAW,
+        "take the card back",
+        lambda ui, key: ui.act(ui.turn.take_back()),
+    ),
+)
+"""The game's keys: the bindings, the help screen and README.md's list come from here."""
+LISTED_ORDER: Final = (When.CARD, When.DRAW, When.BOARD, When.NOT_TYPING, When.ALWAYS)
+"""The groups of keys the help and README list, in order (the others are said where they apply)."""
+HELP_TEXT: Final = "\n".join(
+    [HELP_INTRO, *help_rows(KEYS, LISTED_ORDER, when_width=WHEN_WIDTH, keys_width=KEYS_WIDTH)]
+)
 
-        @kb.add("escape", filter=helping & ~confirming)
-        @kb.add("enter", filter=helping & ~confirming)
-        @kb.add("?", filter=helping & ~confirming)
-        @kb.add("q", filter=helping & ~confirming)
-        def _close_help(event: KeyPressEvent) -> None:
-            """Close the help screen."""
-            self.help_open = False
-            self._changed()
 
-        @kb.add("i", filter=~typing & ~confirming & ~helping)
-        def _who(event: KeyPressEvent) -> None:
-            """Show (or hide) both players' key fingerprints."""
-            self.ids_open = not self.ids_open
-            self._changed()
-
-        @kb.add("escape", filter=showing_ids & ~helping & ~confirming)
-        @kb.add("enter", filter=showing_ids & ~helping & ~confirming)
-        def _close_ids(event: KeyPressEvent) -> None:
-            """Close the fingerprints screen."""
-            self.ids_open = False
-            self._changed()
-
-        @kb.add("escape", filter=alerting & ~helping & ~confirming)
-        @kb.add("enter", filter=alerting & ~helping & ~confirming)
-        def _dismiss_alert(event: KeyPressEvent) -> None:
-            """Go on waiting after a turned-away impostor."""
-            self.alerts.pop(0)
-            self._changed()
-
-        @kb.add("enter", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
-        @kb.add("space", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
-        @kb.add("escape", filter=on_screen & ~helping & ~confirming & ~showing_ids & ~alerting)
-        def _next_screen(event: KeyPressEvent) -> None:
-            """Leave a round summary (a result or a dispute stays until q)."""
-            if self.screens[0].kind is RoundVerified:
-                self.screens.pop(0)
-                self._changed()
-
-        @kb.add("q", filter=~typing & ~confirming & ~helping)
-        def _quit(event: KeyPressEvent) -> None:
-            """Quit (asks first while the match runs)."""
-            self.ask(Confirm.QUIT)
-
-        @kb.add("?", filter=board)
-        @kb.add("f1", filter=~confirming)
-        def _help(event: KeyPressEvent) -> None:
-            """Show the help screen."""
-            self.help_open = True
-            self._changed()
-
-        @kb.add("m", filter=board)
-        def _history(event: KeyPressEvent) -> None:
-            """Show every move of this round, both players, in order."""
-            self.history_open = True
-            self.history_scroll = 0
-            self._changed()
-
-        @kb.add("m", filter=history)
-        @kb.add("escape", filter=history)
-        @kb.add("enter", filter=history)
-        def _close_history(event: KeyPressEvent) -> None:
-            """Close the move history."""
-            self.history_open = False
-            self._changed()
-
-        @kb.add("up", filter=history)
-        @kb.add("down", filter=history)
-        @kb.add("pageup", filter=history)
-        @kb.add("pagedown", filter=history)
-        def _scroll_history(event: KeyPressEvent) -> None:
-            """Scroll the move history (Up and PageUp go back in time)."""
-            key = event.key_sequence[0].key
-            step = 1 if key in (Keys.Up, Keys.Down) else max(self._body_rows() - 3, 1)
-            back = key in (Keys.Up, Keys.PageUp)
-            self.history_scroll = max(0, self.history_scroll + (step if back else -step))
-            self._changed()
-
-        @kb.add("enter", filter=card_stage)
-        def _enter_hint(event: KeyPressEvent) -> None:
-            """Enter before p or d: say what chooses the put-down."""
-            card = self.selected_card()
-            if card is None or not self.my_move():
-                self._not_your_move()
-                return
-            self._say(
-                f"{card} is chosen: press p to play it on its expedition or d to discard it, "
-                "then choose the draw",
-                error=True,
-            )
-
-        @kb.add("R", filter=board)
-        def _resign(event: KeyPressEvent) -> None:
-            """Resign the match (asks first)."""
-            self.ask(Confirm.RESIGN)
-
-        @kb.add(":", filter=board)
-        @kb.add("tab", filter=board)
-        def _type(event: KeyPressEvent) -> None:
-            """Type a command in the card notation."""
-            event.app.layout.focus(self.command)
-            self._changed()
-
-        @kb.add("+", filter=board)
-        @kb.add("-", filter=board)
-        def _type_move(event: KeyPressEvent) -> None:
-            """Start typing a play (+) or a discard (-)."""
-            event.app.layout.focus(self.command)
-            self.command.insert_text(event.data)
-            self._changed()
-
-        @kb.add("escape", filter=typing)
-        def _leave_command(event: KeyPressEvent) -> None:
-            """Leave the command line."""
-            self.command.reset()
-            event.app.layout.focus(self.body_window)
-            self._changed()
-
-        @kb.add("left", filter=card_stage)
-        def _previous_card(event: KeyPressEvent) -> None:
-            """Choose the card to the left."""
-            self._move_selection(-1)
-
-        @kb.add("right", filter=card_stage)
-        def _next_card(event: KeyPressEvent) -> None:
-            """Choose the card to the right."""
-            self._move_selection(+1)
-
-        for digit in "123456789":
-
-            @kb.add(digit, filter=card_stage)
-            def _pick(event: KeyPressEvent) -> None:
-                """Choose the card with this number."""
-                index = int(event.data) - 1
-                if index < len(self.hand()):
-                    self.selected = index
-                    self._changed()
-                else:
-                    self._say(f"there is no card {index + 1} in your hand", error=True)
-
-        @kb.add("p", filter=card_stage)
-        def _play(event: KeyPressEvent) -> None:
-            """Play the chosen card on its expedition."""
-            card = self.selected_card()
-            if card is not None:
-                self.choose_put_down(PutDown(card, discard=False))
-
-        @kb.add("d", filter=card_stage)
-        @kb.add("x", filter=card_stage)
-        def _discard(event: KeyPressEvent) -> None:
-            """Discard the chosen card onto its suit's pile."""
-            card = self.selected_card()
-            if card is not None:
-                self.choose_put_down(PutDown(card, discard=True))
-
-        @kb.add("d", filter=draw_stage)
-        @kb.add("enter", filter=draw_stage)
-        def _draw_deck(event: KeyPressEvent) -> None:
-            """Draw from the draw pile."""
-            self.choose_draw(Draw(None))
-
-        for suit in Suit:
-
-            @kb.add(suit.letter, filter=draw_stage)
-            def _draw_pile(event: KeyPressEvent) -> None:
-                """Take the top card of this suit's discard pile."""
-                self.choose_draw(Draw(Suit.parse(event.data)))
-
-        @kb.add("escape", filter=draw_stage)
-        @kb.add("backspace", filter=draw_stage)
-        def _take_back(event: KeyPressEvent) -> None:
-            """Take the put-down back and choose again."""
-            self._reset_turn()
-            self._say("choose a card")
-
-        return kb
-
-    def _move_selection(self, delta: int) -> None:
-        hand = self.hand()
-        if hand:
-            self.selected = (self.selected + delta) % len(hand)
-            self._changed()
+def _choose_card(turn: TurnInput, key: str) -> list[Effect]:
+    if key in ("left", "right"):
+        return turn.move_selection(-1 if key == "left" else +1)
+    return turn.pick(int(key))
 
 
 def _plain(fragments: StyleAndTextTuples) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import textwrap
-from collections.abc import Callable
 from typing import Final
 
 from prompt_toolkit.application import Application
@@ -46,6 +45,7 @@ from lcnet.ui.board import (
     signed,
     spread,
 )
+from lcnet.ui.fullscreen import Redrawn
 from lcnet.ui.tracker import describe_turn
 
 STATUS_LINES: Final = 2
@@ -189,7 +189,7 @@ def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
     return out
 
 
-class ReplayViewer:
+class ReplayViewer(Redrawn):
     """A full-screen viewer over one match record (tests drive it through ``app``)."""
 
     def __init__(
@@ -201,12 +201,12 @@ class ReplayViewer:
         output: Output | None = None,
         monochrome: bool | None = None,
     ) -> None:
+        super().__init__()
         self.record = record
         self.perspective = perspective
         self.index = 0
         self.help_open = False
         self.monochrome = no_color() if monochrome is None else monochrome
-        self._listeners: list[Callable[[], None]] = []
         self.app: Application[int] = Application(
             layout=Layout(
                 HSplit(
@@ -233,19 +233,6 @@ class ReplayViewer:
     def position(self) -> Position | None:
         positions = self.record.positions
         return positions[self.index] if positions else None
-
-    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener`` after every change of what the screen shows.
-
-        Returns the function that stops it (tests wait on changes this way).
-        """
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
-    def _changed(self) -> None:
-        self.app.invalidate()
-        for listener in list(self._listeners):
-            listener()
 
     # -- moving
 
