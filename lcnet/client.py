@@ -15,12 +15,20 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 from lcnet.engine import Turn, View
 from lcnet.errors import LcnetError
 from lcnet.seat import Seat
 from lcnet.session import Event, Session
+
+# How a front end's match ends, as its process's exit code.
+EXIT_FINISHED: Final = 0
+"""The match ended (by its last round or a resignation) and is saved."""
+EXIT_DISPUTE: Final = 1
+"""The match stopped on a dispute: a player broke the rules."""
+EXIT_UNFINISHED: Final = 3
+"""The player quit an unfinished match (as ``lcnet audit`` calls a match that can go on)."""
 
 
 class Status(enum.Enum):

@@ -25,7 +25,7 @@ import zmq.asyncio
 from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses
 from lcnet.bots import make_bot
-from lcnet.client import MatchClient, Status
+from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.errors import LocalProtocolError, UserError
 from lcnet.net import (
     CLOSE_LINGER_MS,
@@ -705,8 +705,6 @@ async def resume_against_bot(
 def _match_ended(code: int | None) -> bool:
     """Whether the player's side ended the match (so the bot's side ends it too),
     from its exit code (``None``: it stopped on an error)."""
-    from lcnet.ui.tracker import EXIT_UNFINISHED
-
     return code is not None and code != EXIT_UNFINISHED
 
 

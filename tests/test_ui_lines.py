@@ -11,13 +11,12 @@ from typing import TextIO, cast
 
 import pytest
 
-from lcnet.client import Status, Update
+from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
 from lcnet.engine import View
 from lcnet.seat import Seat
 from lcnet.session import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
-from lcnet.ui.tracker import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED
 from tests.localclient import LocalClient
 from tests.test_ui_support import TIMEOUT, ScriptedClient, local_client
 

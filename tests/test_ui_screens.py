@@ -15,10 +15,10 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from lcnet.client import EXIT_UNFINISHED
 from lcnet.deal import HAND_SIZE
 from lcnet.seat import Seat
 from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI
-from lcnet.ui.tracker import EXIT_UNFINISHED
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
 from tests.test_ui_support import local_client, render, running, wait_until

@@ -22,12 +22,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import identity, net
 from lcnet.cli._netargs import StandardStreams
-from lcnet.client import MatchClient, Status
+from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
 from lcnet.ui.lines import run_lines
-from lcnet.ui.tracker import EXIT_UNFINISHED
 from tests.netutil import (
     FAST,
     LOOPBACK,

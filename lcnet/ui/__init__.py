@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import sys
 
-from lcnet.client import MatchClient
+from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient
 from lcnet.ui.game import run_tui
 from lcnet.ui.lines import run_lines
 from lcnet.ui.replay_view import view_replay
-from lcnet.ui.tracker import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED
 
 
 async def run_match_ui(client: MatchClient) -> int:

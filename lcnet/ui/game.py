@@ -39,7 +39,7 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet import identity
 from lcnet.cards import HAND_SIZE, Card, Suit
-from lcnet.client import MatchClient, Status
+from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.engine import Draw, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.session import DisputeRaised, MatchEnded, RoundVerified
@@ -61,7 +61,7 @@ from lcnet.ui.board import (
 )
 from lcnet.ui.fullscreen import Redrawn
 from lcnet.ui.keys import KeyRow, help_rows, key_bindings
-from lcnet.ui.tracker import EXIT_UNFINISHED, YOU, MatchTracker, RoundSummary, explain
+from lcnet.ui.tracker import YOU, MatchTracker, RoundSummary, explain
 from lcnet.ui.turn import Confirm, Do, Effect, Say, Send, Stage, TurnInput
 
 TEXT_WIDTH: Final = SCREEN_WIDTH - 2

@@ -22,7 +22,7 @@ from typing import Final
 
 from lcnet import hashing
 from lcnet.cards import Card, Suit
-from lcnet.client import MatchClient, Status, Update
+from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient, Status, Update
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import IllegalMoveError, IllegalReason, LcnetError
 from lcnet.seat import Seat
@@ -37,13 +37,6 @@ from lcnet.session import (
     TurnPlayed,
 )
 from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
-
-EXIT_FINISHED: Final = 0
-"""The match ended (by its last round or a resignation) and is saved."""
-EXIT_DISPUTE: Final = 1
-"""The match stopped on a dispute: a player broke the rules."""
-EXIT_UNFINISHED: Final = 3
-"""The player quit an unfinished match (as ``lcnet audit`` calls a match that can go on)."""
 
 PROBE_SEED: Final = 0
 """Seed for the throwaway round used to explain an illegal choice: the
