@@ -20,9 +20,9 @@ from pathlib import Path
 
 from lcnet import audit, localmatch
 from lcnet.bots import make_bot
+from lcnet.events import MatchOptions
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions
 
 
 def one_file(directory: Path, suits: int, seed: int, bots: tuple[str, str]) -> tuple[Path, int]:

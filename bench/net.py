@@ -46,10 +46,11 @@ import zmq.asyncio
 
 from lcnet import localmatch, wire
 from lcnet.bots import make_bot
+from lcnet.events import MatchOptions, Step, TurnPlayed
 from lcnet.net import NetPeer, Timing, connect_joiner
 from lcnet.replaylog import ReplayHeader, ReplayWriter
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session, Step, TurnPlayed
+from lcnet.session import Session
 
 LOOPBACK = "127.0.0.1"
 

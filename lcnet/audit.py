@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lcnet import hashing, wire
+from lcnet.events import DisputeInfo, DuplicateIgnored, FrameGap, Step
 from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
-from lcnet.session import DisputeInfo, DuplicateIgnored, FrameGap, Session, Step
+from lcnet.session import Session
 
 
 class VerdictKind(enum.Enum):

@@ -19,8 +19,9 @@ from typing import Final, Protocol
 
 from lcnet.engine import Turn, View
 from lcnet.errors import LcnetError
+from lcnet.events import Event
 from lcnet.seat import Seat
-from lcnet.session import Event, Session
+from lcnet.session import Session
 
 # How a front end's match ends, as its process's exit code.
 EXIT_FINISHED: Final = 0

@@ -27,7 +27,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -38,6 +38,7 @@ from nacl.signing import SigningKey, VerifyKey
 from lcnet.errors import UserError
 from lcnet.hashing import FINGERPRINT_GROUP
 from lcnet.hashing import fingerprint as fingerprint  # re-exported: where it always was
+from lcnet.seat import Seat
 
 HOME_ENV: Final = "LCNET_HOME"
 DEFAULT_HOME: Final = "~/.lcnet"
@@ -499,3 +500,87 @@ def _fsync_dir(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+# ------------------------------------------------ what a networked match asks of this store
+
+EXIT_KEY_CHANGED: Final = 5
+"""Exit status: the opponent presents a known name with another key (a possible impostor)."""
+
+
+class KeyChanged(UserError):
+    """A known name that presents another key: the match is refused (trust on first use)."""
+
+    exit_code = EXIT_KEY_CHANGED
+    title = "A known name with a new key"
+
+    def __init__(self, check: PeerCheck) -> None:
+        self.check = check
+        known = check.previous_fingerprint
+        super().__init__(
+            f"{check.name!r} is known here with the key {known}, but this opponent presents "
+            f"{check.fingerprint}: it may be someone else using that name. Nothing was played. "
+            f"Check the fingerprint with {check.name} in person; if they really have a new key, "
+            f"play again with --accept-new-key {check.fingerprint} "
+            f"(or forget the old key: lcnet id --forget {check.name!r})"
+        )
+
+    @property
+    def refusal(self) -> str:
+        """What the other side is told (in a ``busy`` frame): no warning addressed to it."""
+        return (
+            f"the key you present ({self.check.fingerprint}) is not the one known here for "
+            f"{self.check.name!r} ({self.check.previous_fingerprint}); if you have a new key, "
+            "your opponent must accept it (--accept-new-key)"
+        )
+
+
+GAMES_FILE: Final = "games-hosted"
+"""Under LCNET_HOME: the ids of the games this user has hosted, one hex id a line."""
+
+
+def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
+    """A host's memory of the games it has played, against replayed hellos.
+
+    The game id is the hash of the joiner's hello, which the host cannot make
+    fresh; a hello recorded in an old match and sent again would open a
+    second match with the same id, and the host would sign a second welcome
+    for it. The ledger answers whether a game id is new and records it.
+    """
+    path = (home or home_dir()) / GAMES_FILE
+
+    def fresh(game_id: bytes) -> bool:
+        key = game_id.hex()
+        with contextlib.suppress(FileNotFoundError):
+            if key in path.read_text(encoding="ascii").split():
+                return False
+        ensure_home(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
+        try:
+            os.write(fd, (key + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return True
+
+    return fresh
+
+
+def tofu_check(
+    home: Path | None = None, *, accept_new_key: str | None = None
+) -> Callable[[Seat, str, bytes], None]:
+    """Trust on first use against the known-peers file; a changed key refuses the peer
+    (:class:`KeyChanged`), unless it is ``accept_new_key`` (a fingerprint the player
+    accepted explicitly), which then replaces the known key."""
+    accepted = normalize_fingerprint(accept_new_key) if accept_new_key else None
+
+    def check(seat: Seat, name: str, key: bytes) -> None:
+        result = check_peer(name, key, home)
+        if result.status is not PeerStatus.CHANGED:
+            return
+        if accepted is not None and accepted == result.fingerprint:
+            trust_peer(name, key, home)
+            return
+        raise KeyChanged(result)
+
+    return check

@@ -20,9 +20,10 @@ import nacl.signing
 from lcnet import __version__, deal, wire
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
+from lcnet.events import Event, MatchOptions, Step
 from lcnet.replaylog import ReplayHeader, ReplayWriter, delete_secret, write_secret
 from lcnet.seat import Seat
-from lcnet.session import Event, MatchOptions, Session, Step
+from lcnet.session import Session
 
 Decide = Callable[[View], Turn]
 """Chooses a turn from a view (a bot's ``choose_turn``)."""

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import os
 import socket as _socket
 import time
 from collections.abc import Callable, Mapping
@@ -36,13 +35,16 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import hashing, identity, link, wire
+from lcnet import hashing, link, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
 from lcnet.addresses import EVERY_ADDRESS, format_address, interface_addresses
 from lcnet.addresses import parse_address as parse_address
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import LocalProtocolError, UserError
+from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
+from lcnet.identity import EXIT_KEY_CHANGED as EXIT_KEY_CHANGED  # re-exported
+from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
 from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL
 from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
@@ -50,16 +52,7 @@ from lcnet.link import Link, Match
 from lcnet.link import Timing as Timing
 from lcnet.replaylog import ReplayWriter
 from lcnet.seat import Seat
-from lcnet.session import (
-    ControlReceived,
-    DisputeRaised,
-    FrameDropped,
-    FrameGap,
-    MatchEnded,
-    Session,
-    SessionFailed,
-    Step,
-)
+from lcnet.session import Session, SessionFailed
 
 DEFAULT_TIMING: Final = Timing()
 
@@ -108,8 +101,6 @@ class NetError(UserError):
 EXIT_REFUSED: Final = 4
 """Exit status: the opponent would not play (a host busy with another match, or
 that turned this peer away, or a joiner that refused this host's welcome)."""
-EXIT_KEY_CHANGED: Final = 5
-"""Exit status: the opponent presents a known name with another key (a possible impostor)."""
 EXIT_VERSION: Final = 6
 """Exit status: the opponent speaks an incompatible protocol version."""
 EXIT_UNREACHABLE: Final = 7
@@ -121,33 +112,6 @@ class Refused(NetError):
 
     exit_code = EXIT_REFUSED
     title = "The opponent would not play"
-
-
-class KeyChanged(NetError):
-    """A known name that presents another key: the match is refused (trust on first use)."""
-
-    exit_code = EXIT_KEY_CHANGED
-    title = "A known name with a new key"
-
-    def __init__(self, check: identity.PeerCheck) -> None:
-        self.check = check
-        known = check.previous_fingerprint
-        super().__init__(
-            f"{check.name!r} is known here with the key {known}, but this opponent presents "
-            f"{check.fingerprint}: it may be someone else using that name. Nothing was played. "
-            f"Check the fingerprint with {check.name} in person; if they really have a new key, "
-            f"play again with --accept-new-key {check.fingerprint} "
-            f"(or forget the old key: lcnet id --forget {check.name!r})"
-        )
-
-    @property
-    def refusal(self) -> str:
-        """What the other side is told (in a ``busy`` frame): no warning addressed to it."""
-        return (
-            f"the key you present ({self.check.fingerprint}) is not the one known here for "
-            f"{self.check.name!r} ({self.check.previous_fingerprint}); if you have a new key, "
-            "your opponent must accept it (--accept-new-key)"
-        )
 
 
 class IncompatiblePeer(NetError):
@@ -181,55 +145,6 @@ class LocalFailure(NetError):
 PeerCheck = Callable[[Seat, str, bytes], None]
 """Called with the peer's seat, name and key before the match goes on; raises
 :class:`UserError` to refuse the peer (e.g. a changed key)."""
-
-
-GAMES_FILE: Final = "games-hosted"
-"""Under LCNET_HOME: the ids of the games this user has hosted, one hex id a line."""
-
-
-def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
-    """A host's memory of the games it has played, against replayed hellos.
-
-    The game id is the hash of the joiner's hello, which the host cannot make
-    fresh; a hello recorded in an old match and sent again would open a
-    second match with the same id, and the host would sign a second welcome
-    for it. The ledger answers whether a game id is new and records it.
-    """
-    path = (home or identity.home_dir()) / GAMES_FILE
-
-    def fresh(game_id: bytes) -> bool:
-        key = game_id.hex()
-        with contextlib.suppress(FileNotFoundError):
-            if key in path.read_text(encoding="ascii").split():
-                return False
-        identity.ensure_home(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, identity.PRIVATE_FILE_MODE)
-        try:
-            os.write(fd, (key + "\n").encode("ascii"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        return True
-
-    return fresh
-
-
-def tofu_check(home: Path | None = None, *, accept_new_key: str | None = None) -> PeerCheck:
-    """Trust on first use against the known-peers file; a changed key refuses the peer
-    (:class:`KeyChanged`), unless it is ``accept_new_key`` (a fingerprint the player
-    accepted explicitly), which then replaces the known key."""
-    accepted = identity.normalize_fingerprint(accept_new_key) if accept_new_key else None
-
-    def check(seat: Seat, name: str, key: bytes) -> None:
-        result = identity.check_peer(name, key, home)
-        if result.status is not identity.PeerStatus.CHANGED:
-            return
-        if accepted is not None and accepted == result.fingerprint:
-            identity.trust_peer(name, key, home)
-            return
-        raise KeyChanged(result)
-
-    return check
 
 
 class NetPeer:
@@ -284,7 +199,7 @@ class NetPeer:
         self._peer_check = peer_check
         self._fresh_game = fresh_game
         """For a host: whether a game id is new to it (and from now on, not new)."""
-        key = signing_key or session._signing_key
+        key = signing_key or session.signing_key
         if key is None:
             raise LocalProtocolError("a network peer needs its signing key")
         self._signing_key: nacl.signing.SigningKey = key

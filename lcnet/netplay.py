@@ -27,6 +27,7 @@ from lcnet.addresses import EVERY_ADDRESS, join_addresses
 from lcnet.bots import make_bot
 from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.errors import LocalProtocolError, UserError
+from lcnet.events import MatchOptions
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
@@ -34,9 +35,7 @@ from lcnet.net import (
     bind_host,
     bound_host,
     connect_joiner,
-    game_ledger,
     probe_listener,
-    tofu_check,
 )
 from lcnet.replaylog import (
     ReplayContents,
@@ -47,7 +46,7 @@ from lcnet.replaylog import (
     write_secret,
 )
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session
+from lcnet.session import Session
 
 DEFAULT_REPLAYS: Final = Path("replays")
 """Where replay files go unless --replays says otherwise (relative to the working directory)."""
@@ -340,8 +339,8 @@ async def host_match(
             sock,
             writer=open_writer,
             timing=player.timing,
-            peer_check=tofu_check(player.home, accept_new_key=player.accept_new_key),
-            fresh_game=game_ledger(player.home),
+            peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
+            fresh_game=identity.game_ledger(player.home),
         )
         peer.addresses = tuple(addresses)
         return await run_client(peer, player)
@@ -410,7 +409,7 @@ async def join_match(
     try:
         sock = connect_joiner(context, host, port)
         extra = {"role": "joiner", "host": host, "port": port}
-        check = tofu_check(player.home, accept_new_key=player.accept_new_key)
+        check = identity.tofu_check(player.home, accept_new_key=player.accept_new_key)
         if announced is not None:
             check = discovery.announced_key_check(announced, then=check)
         peer = NetPeer(
@@ -490,7 +489,7 @@ async def resume_match(
             sock,
             writer=writer,
             timing=player.timing,
-            peer_check=tofu_check(player.home, accept_new_key=player.accept_new_key),
+            peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
         )
         peer.addresses = tuple(addresses)
         player.say(f"resuming {path}: {session.owed()}")

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from lcnet import audit, hashing
 from lcnet.cards import Card, format_cards, sort_hand
 from lcnet.engine import Round, Turn
+from lcnet.events import RoundStarted, RoundVerified, Step, TurnPlayed
 from lcnet.replaylog import ReplayContents, TornTail
 from lcnet.seat import Seat
-from lcnet.session import RoundStarted, RoundVerified, Session, Step, TurnPlayed
+from lcnet.session import Session
 
 
 @dataclass(frozen=True)

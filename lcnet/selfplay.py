@@ -21,8 +21,8 @@ from lcnet import localmatch
 from lcnet.bots import Bot, make_bot, parse_bot_spec
 from lcnet.engine import DEFAULT_ROUNDS, Match, Round, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError, UsageError
+from lcnet.events import MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions
 
 MAX_TURNS_PER_ROUND: Final = 1000
 """Safety cap on turns per round in bot-vs-bot play.

@@ -652,6 +652,12 @@ class Session:
         seq = len(self.chain)
         return FrameHeader(seq, self.head if seq else None, self.game_id if seq else None)
 
+    @property
+    def signing_key(self) -> nacl.signing.SigningKey | None:
+        """The key this side signs its frames with (``None`` for an observer):
+        the network layer signs its control messages (hello, ping, sync) with it."""
+        return self._signing_key
+
     def sign(self, message: wire.Message, header: FrameHeader | None = None) -> wire.Frame:
         """Sign ``message`` with this peer's key, as the frame ``header`` says
         (default: the next one), without checking or recording it.

@@ -35,9 +35,10 @@ from pathlib import Path
 from lcnet import __version__, localmatch, wire
 from lcnet.bots import make_bot
 from lcnet.engine import Turn
+from lcnet.events import MatchOptions, Step
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
-from lcnet.session import FrameHeader, MatchOptions, Phase, Session, Step
+from lcnet.session import FrameHeader, Phase, Session
 
 CREATED = "2026-11-29T12:00:00Z"
 NAMES = {Seat.HOST: "Ada", Seat.JOINER: "Ben"}

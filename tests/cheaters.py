@@ -18,9 +18,10 @@ import nacl.signing
 
 from lcnet import audit, wire
 from lcnet.bots.basic import RandomBot
+from lcnet.events import MatchOptions, Step
 from lcnet.replaylog import ReplayHeader, ReplayWriter
 from lcnet.seat import Seat
-from lcnet.session import FrameHeader, MatchOptions, Session, Step
+from lcnet.session import FrameHeader, Session
 
 Tamper = Callable[["Cheater", wire.Message], wire.Message | None]
 """Rewrites a message the cheater is about to sign (``None``: leave it)."""

@@ -9,6 +9,7 @@ turns a correct test red.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 from hypothesis import HealthCheck, settings
 
@@ -33,3 +34,12 @@ def _isolated_home(
     """Tests never touch the real ``~/.lcnet``: each gets its own LCNET_HOME."""
     home = tmp_path_factory.mktemp("lcnet-home")
     monkeypatch.setenv("LCNET_HOME", str(home))
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port where nothing listens during the test (see netutil.refusing_port)."""
+    from tests.netutil import refusing_port
+
+    with refusing_port() as port:
+        yield port

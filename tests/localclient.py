@@ -14,9 +14,10 @@ from lcnet.bots import Bot
 from lcnet.client import Status, Update
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
+from lcnet.events import MatchOptions, Step
 from lcnet.localmatch import Peer, new_peers
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session, Step
+from lcnet.session import Session
 
 
 class LocalClient:

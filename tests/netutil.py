@@ -12,8 +12,9 @@ import asyncio
 import contextlib
 import os
 import random
+import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,12 @@ import zmq.asyncio
 
 from lcnet.bots import make_bot
 from lcnet.client import Status
+from lcnet.events import MatchOptions, Step
 from lcnet.net import NetPeer, Timing, bind_host, connect_joiner
 from lcnet.netplay import read_ready_port
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session, Step
+from lcnet.session import Session
 
 LOOPBACK = "127.0.0.1"
 FAST = Timing(ping_interval=0.2, peer_timeout=2.0, connect_timeout=15.0, end_grace=5.0)
@@ -36,6 +38,20 @@ TIMING_ARGS = [*HOST_TIMING_ARGS, "--connect-timeout", "15"]
 """Short liveness timers for tests (a host has no connect timeout: it only listens)."""
 DEADLINE = 120.0
 """Seconds any one wait may take before the test fails (instead of hanging)."""
+
+
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where nothing listens, for as long as the block runs.
+
+    The OS picks the port (bind to port 0, read it back) and the socket stays
+    bound without listening, so connections to it are refused and no other
+    program can take the port in the meantime (a port found free, closed and
+    reused later could be taken by then).
+    """
+    with socket.socket() as reserved:
+        reserved.bind((LOOPBACK, 0))
+        yield reserved.getsockname()[1]
 
 
 def lcnet_env(home: Path) -> dict[str, str]:

@@ -18,9 +18,9 @@ import pytest
 
 from lcnet import audit, deal, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card
+from lcnet.events import DuplicateIgnored, FrameDropped
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay, write_replay
 from lcnet.seat import Seat
-from lcnet.session import DuplicateIgnored, FrameDropped
 from tests.cheaters import Cheater, Table, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

@@ -16,7 +16,7 @@ import pytest
 from lcnet import netplay
 from lcnet.cli import COMMANDS, main
 from lcnet.seat import Seat
-from tests.test_ui_support import bot_match
+from tests.uisupport import bot_match
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_NAME = re.compile(r"replays/[0-9a-f]{8}-(host|joiner)\.lcnet")

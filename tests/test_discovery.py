@@ -18,9 +18,9 @@ import zmq.asyncio
 from lcnet import discovery, identity, netplay
 from lcnet.cli import main
 from lcnet.discovery import Game, Interface
+from lcnet.events import MatchOptions
 from lcnet.net import bind_host
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions
 from tests.netutil import LOOPBACK, local_host, local_joiner
 
 MACHINE = [

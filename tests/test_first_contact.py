@@ -29,9 +29,9 @@ import pytest
 
 from lcnet import audit, identity, localmatch, net, wire
 from lcnet.bots.basic import RandomBot
+from lcnet.events import MatchOptions
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay, write_secret
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions
 from tests.netutil import (
     HOST_TIMING_ARGS,
     LOOPBACK,

@@ -14,11 +14,12 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import audit, hashing, net, wire
+from lcnet import audit, hashing, identity, net, wire
 from lcnet.client import Status
+from lcnet.events import MatchOptions
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Phase
+from lcnet.session import Phase
 from tests.netutil import (
     DEADLINE,
     HOST_TIMING_ARGS,
@@ -29,6 +30,7 @@ from tests.netutil import (
     finish,
     local_host,
     local_joiner,
+    refusing_port,
     replay_file,
     spawn,
     spawn_host,
@@ -411,25 +413,22 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
             assert code == 1 and "already in use" in err and "Traceback" not in err
         finally:
             busy.close()
-        free = socket.socket()
-        free.bind((LOOPBACK, 0))
-        closed_port = free.getsockname()[1]
-        free.close()
-        proc = await spawn(
-            [
-                "join",
-                f"{LOOPBACK}:{closed_port}",
-                "--bot",
-                "random",
-                "--connect-timeout",
-                "1",
-                "--ping-interval",
-                "0.2",
-            ],
-            tmp_path / "home",
-            tmp_path,
-        )
-        code, _, err = await finish(proc)
+        with refusing_port() as closed_port:
+            proc = await spawn(
+                [
+                    "join",
+                    f"{LOOPBACK}:{closed_port}",
+                    "--bot",
+                    "random",
+                    "--connect-timeout",
+                    "1",
+                    "--ping-interval",
+                    "0.2",
+                ],
+                tmp_path / "home",
+                tmp_path,
+            )
+            code, _, err = await finish(proc)
         assert code == net.EXIT_UNREACHABLE and "nothing is listening at" in err
         assert "Traceback" not in err
         assert not list(tmp_path.glob("replays/*.lcnet")), "nothing worth keeping was saved"
@@ -451,7 +450,9 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-def test_host_and_join_never_offer_to_resume_an_unfinished_match(tmp_path: Path) -> None:
+def test_host_and_join_never_offer_to_resume_an_unfinished_match(
+    tmp_path: Path, refused_port: int
+) -> None:
     """Resuming is only ever explicit (`lcnet resume`): hosting or joining starts anew."""
     import random
 
@@ -460,10 +461,7 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(tmp_path: Path)
     from lcnet.netplay import unfinished_matches
     from lcnet.replaylog import ReplayHeader, write_replay, write_secret
 
-    free = socket.socket()
-    free.bind((LOOPBACK, 0))
-    closed = free.getsockname()[1]
-    free.close()
+    closed = refused_port
     rng = random.Random(12)
     peers = localmatch.new_peers(
         {s: RandomBot(random.Random(int(s))).choose_turn for s in Seat},
@@ -626,7 +624,9 @@ def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Pat
     asyncio.run(main())
 
 
-def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path: Path) -> None:
+def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(
+    tmp_path: Path, refused_port: int
+) -> None:
     async def run(args: list[str], typed: bytes) -> tuple[int, str, str]:
         proc = await spawn([*args, *TIMING_ARGS], tmp_path / "home", tmp_path, typed=True)
         return await finish(proc, typed)
@@ -643,10 +643,7 @@ def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path
         Path(str(bot_file) + ".secret").rename(Path(str(moved) + ".secret"))
 
         # Nothing listens at the recorded address: the resumed joiner says so.
-        dead = socket.socket()
-        dead.bind((LOOPBACK, 0))
-        dead_port = dead.getsockname()[1]
-        dead.close()
+        dead_port = refused_port  # nothing listens at the recorded address
         proc = await spawn(
             [
                 "resume",
@@ -675,12 +672,12 @@ def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(tmp_path
 
 def test_the_hosted_games_ledger_remembers_ids_in_a_private_file(tmp_path: Path) -> None:
     home = tmp_path / "new" / ".lcnet"
-    fresh = net.game_ledger(home)
+    fresh = identity.game_ledger(home)
     assert fresh(b"\x01" * 32)
     assert fresh(b"\x02" * 32)
     assert not fresh(b"\x01" * 32)  # a replayed hello's game id
-    assert not net.game_ledger(home)(b"\x02" * 32)  # remembered across runs
-    ledger = home / net.GAMES_FILE
+    assert not identity.game_ledger(home)(b"\x02" * 32)  # remembered across runs
+    ledger = home / identity.GAMES_FILE
     assert ledger.read_text().split() == [(b"\x01" * 32).hex(), (b"\x02" * 32).hex()]
     assert ledger.stat().st_mode & 0o777 == 0o600
     assert home.stat().st_mode & 0o777 == home.parent.stat().st_mode & 0o777 == 0o700

@@ -24,8 +24,9 @@ import zmq.asyncio
 from lcnet import hashing, identity, net, wire
 from lcnet.bots import make_bot
 from lcnet.client import Status
+from lcnet.events import MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session
+from lcnet.session import Session
 from tests.netutil import DEADLINE, LOOPBACK, LocalPeer, local_host, local_joiner
 from tests.test_net import _ask, _stranger_hello, assert_valid_pair
 
@@ -213,13 +214,13 @@ def test_each_refusal_says_what_happened(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
         home = tmp_path / "host-home"
-        ledger = net.game_ledger(home)
+        ledger = identity.game_ledger(home)
         host, port = local_host(
             tmp_path / "h",
             ctx,
             options=MatchOptions(rounds=1),
             seed=25,
-            peer_check=net.tofu_check(home),
+            peer_check=identity.tofu_check(home),
             fresh_game=ledger,
         )
         host_key = host.key

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import nacl.signing
 
+from lcnet.events import MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions, Session
+from lcnet.session import Session
 
 SPEC = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 

@@ -12,18 +12,16 @@ from lcnet.bots.basic import RandomBot
 from lcnet.cards import ALL_CARDS
 from lcnet.engine import Draw, IllegalMoveError, IllegalReason, PutDown, Round, Turn, View
 from lcnet.errors import LocalProtocolError
-from lcnet.seat import Seat
-from lcnet.session import (
+from lcnet.events import (
     MatchEnded,
     MatchOptions,
     MatchStarted,
-    Phase,
     RoundStarted,
     RoundVerified,
-    Session,
     TurnPlayed,
-    _turn_of,
 )
+from lcnet.seat import Seat
+from lcnet.session import Phase, Session, _turn_of
 from tests.cheaters import Table
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

@@ -19,8 +19,9 @@ import nacl.signing
 import pytest
 
 from lcnet import audit, deal, group, hashing, wire
+from lcnet.events import DisputeRaised, FrameDropped, MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import DisputeRaised, FrameDropped, MatchOptions, Session
+from lcnet.session import Session
 from tests.cheaters import Cheater, Table, once
 from tests.test_protocol_vectors import spec_frames
 

@@ -18,9 +18,10 @@ import nacl.signing
 import pytest
 
 from lcnet import wire
+from lcnet.events import FrameDropped
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import TABLE, FrameDropped, Phase, Session
+from lcnet.session import TABLE, Phase, Session
 from tests.cheaters import Table
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"

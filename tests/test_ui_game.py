@@ -12,12 +12,12 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
+from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
 from lcnet.ui.game import GameUI
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
-from tests.test_ui_support import (
+from tests.uisupport import (
     ScriptedClient,
     SmallOutput,
     local_client,

@@ -11,7 +11,7 @@ from prompt_toolkit.keys import KEY_ALIASES, Keys
 from lcnet.deal import HAND_SIZE
 from lcnet.ui.game import HELP_END, HELP_TEXT, KEYS, LISTED_ORDER, GameUI, When
 from lcnet.ui.keys import markdown_rows
-from tests.test_ui_support import HEIGHT, WIDTH, SmallOutput, local_client
+from tests.uisupport import HEIGHT, WIDTH, SmallOutput, local_client
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- keys:", "<!-- end of keys -->"

@@ -13,12 +13,12 @@ import pytest
 
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
 from lcnet.engine import View
+from lcnet.events import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
 from tests.localclient import LocalClient
-from tests.test_ui_support import TIMEOUT, ScriptedClient, local_client
+from tests.uisupport import TIMEOUT, ScriptedClient, local_client
 
 Answer = str | Callable[[View], str]
 

@@ -16,7 +16,7 @@ from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.ui.board import SCREEN_WIDTH, plain
 from lcnet.ui.replay_view import Perspective, ReplayViewer, position_lines, text_lines
-from tests.test_ui_support import (
+from tests.uisupport import (
     SmallOutput,
     make_replay,
     match_frames,

@@ -21,7 +21,7 @@ from lcnet.seat import Seat
 from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
-from tests.test_ui_support import local_client, render, running, wait_until
+from tests.uisupport import local_client, render, running, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG_NOT_A_TURN = "this is certainly not a turn"

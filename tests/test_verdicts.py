@@ -16,11 +16,12 @@ import pytest
 import zmq.asyncio
 
 from lcnet import audit, deal, wire
+from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import FrameDropped, MatchOptions, Session, SessionFailed
+from lcnet.session import Session, SessionFailed
 from tests.cheaters import Cheater, Table, Tamper, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

@@ -39,7 +39,7 @@ from tests.netutil import (
     spawn_host,
     stop,
 )
-from tests.test_ui_support import TIMEOUT, SmallOutput, local_client, render, wait_until
+from tests.uisupport import TIMEOUT, SmallOutput, local_client, render, wait_until
 
 Scenario = Callable[[GameUI, PipeInput], Awaitable[None]]
 
@@ -330,7 +330,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
 
 
 def net_options() -> Any:
-    from lcnet.session import MatchOptions
+    from lcnet.events import MatchOptions
 
     return MatchOptions(rounds=1)
 

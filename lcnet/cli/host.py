@@ -17,9 +17,9 @@ from lcnet.cli._netargs import (
     print_listening,
 )
 from lcnet.errors import UsageError
+from lcnet.events import MatchOptions
 from lcnet.net import DEFAULT_PORT
 from lcnet.netplay import host_match
-from lcnet.session import MatchOptions
 
 DESCRIPTION = """\
 Wait for one opponent to join, then start a new match with the options given

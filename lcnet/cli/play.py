@@ -7,8 +7,8 @@ import asyncio
 
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.errors import UsageError
+from lcnet.events import MatchOptions
 from lcnet.netplay import play_against_bot
-from lcnet.session import MatchOptions
 
 DEFAULT_BOT = "mcts"
 

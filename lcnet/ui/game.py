@@ -37,12 +37,12 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
-from lcnet import identity
+from lcnet import hashing, identity
 from lcnet.cards import HAND_SIZE, Card, Suit
 from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.engine import Draw, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
-from lcnet.session import DisputeRaised, MatchEnded, RoundVerified
+from lcnet.events import DisputeRaised, MatchEnded, RoundVerified
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
@@ -575,7 +575,7 @@ class GameUI(Redrawn):
         out.append([("", "")])
         me = self.client.session.keys.get(self.client.seat)
         if me is not None:
-            out.append([("class:dim", f" Your own key: {identity.fingerprint(me)}")])
+            out.append([("class:dim", f" Your own key: {hashing.fingerprint(me)}")])
         leave = "Press q to leave." if stopped else "Press Enter to go on waiting, q to leave."
         out.append([("class:dim", f" {leave}")])
         return out

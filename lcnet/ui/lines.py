@@ -28,7 +28,7 @@ from typing import Any, Final, TextIO
 from lcnet.client import EXIT_UNFINISHED, MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError, UserError
-from lcnet.session import RoundVerified
+from lcnet.events import RoundVerified
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, check_choice, explain
 

@@ -25,8 +25,7 @@ from lcnet.cards import Card, Suit
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient, Status, Update
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import IllegalMoveError, IllegalReason, LcnetError
-from lcnet.seat import Seat
-from lcnet.session import (
+from lcnet.events import (
     DisputeInfo,
     DisputeRaised,
     MatchEnded,
@@ -36,6 +35,7 @@ from lcnet.session import (
     RoundVerified,
     TurnPlayed,
 )
+from lcnet.seat import Seat
 from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
 
 PROBE_SEED: Final = 0

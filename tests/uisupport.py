@@ -30,9 +30,9 @@ from prompt_toolkit.output import DummyOutput
 from lcnet import localmatch
 from lcnet.bots import make_bot
 from lcnet.client import Update
+from lcnet.events import MatchOptions
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
-from lcnet.session import MatchOptions
 from tests.localclient import LocalClient
 
 TIMEOUT: Final = 60.0
