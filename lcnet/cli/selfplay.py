@@ -50,8 +50,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="play each deal twice with the seats swapped: the same deck order, hands "
         "and first starter seat in both games of a pair, only the bots change seats "
-        "(each bot's own random source still differs per game). The score-difference "
-        "interval then treats each deal (the mean of its two games) as one observation",
+        "(each bot's own random source still differs per game; later rounds' starters "
+        "follow the scores). Games 1 and 2 are deal 1, 3 and 4 deal 2, and so on; the "
+        "first bot sits in seat 0 in the first game of each. The score-difference "
+        "interval then treats each deal (the mean of its two games) as one observation. "
+        "With --replays, the players of both games are named host and joiner (the "
+        "joiner's name is part of the match id, which seeds the deal)",
     )
     parser.add_argument(
         "--bots", default=DEFAULT_BOTS, metavar="A,B", help=f"the two bots (default {DEFAULT_BOTS})"
