@@ -348,7 +348,7 @@ def test_selfplay_duplicate_text_and_progress(capsys: pytest.CaptureFixture[str]
     argv = ["selfplay", "--duplicate", "--games", "2", "--rounds", "1", "--progress"]
     assert main([*argv, "--bots", "greedy,random", "--seed", "3"]) == 0
     captured = capsys.readouterr()
-    assert "on 1 duplicate deals" in captured.out or "on 1 duplicate deal" in captured.out
+    assert "2 matches of 1 round(s) on 1 duplicate deal, 5 suits, seed 3" in captured.out
     assert "no interval from 1 deal" in captured.out
     assert "game 2/2 (deal 1)" in captured.err
 

@@ -6,25 +6,27 @@ they share nothing with :mod:`lcnet.bots.fastsim` (the heuristic that
 with their own numbers, reading only the bot's :class:`~lcnet.engine.View`.
 
 ``cautious``
-    Opens an expedition only when the cards it holds in the suit, plus what
-    it may still draw, make it pay (:data:`CAUTIOUS_OPEN` points), which in
-    practice is late in the round; plays a wager only with at least three
-    playable number cards of the suit in hand; plays on its expeditions
-    without skipping more than :data:`CAUTIOUS_GAP` ranks unless the round is
-    running out; discards first what the opponent cannot use; takes from a
-    discard pile only a number card it will play soon.
+    Opens an expedition only with :data:`CAUTIOUS_OPEN_CARDS` playable
+    number cards of the suit in hand that, with half of what it may still
+    draw counted in (:data:`CAUTIOUS_TRUST`), promise :data:`CAUTIOUS_OPEN`
+    points, which in practice is later than ``greedy``; plays a wager only
+    with at least :data:`CAUTIOUS_WAGER` playable number cards of the suit in
+    hand; plays on its expeditions without skipping more than
+    :data:`CAUTIOUS_GAP` ranks unless the round is running out; discards
+    first what the opponent cannot use; takes from a discard pile only a
+    number card for an expedition it has, skipping at most one rank more.
 
 ``aggressive``
     Plays a wager whenever it holds a number card of the suit to follow it;
     opens an expedition on little (:data:`AGGRESSIVE_OPEN` points) while the
     draw pile is long; always plays the lowest card it can on a started
-    expedition, whatever it skips; takes from a discard pile any card it can
-    play on a started expedition.
+    expedition, whatever it skips; takes from a discard pile any number card it
+    can play on a started expedition.
 
 Both keep the commitment rule (:mod:`lcnet.bots.commitment`): every turn
 they make is one of :func:`~lcnet.bots.commitment.committed_turns`, so a
-card they take from a discard pile is one they play, and matches between
-built-in bots end.
+card they take from a discard pile is one they can play, stays playable and
+is never discarded again, and matches between built-in bots end.
 """
 
 from __future__ import annotations

@@ -177,7 +177,8 @@ def _as_json(tally: Tally, args: argparse.Namespace, seed: int) -> dict[str, obj
 
 
 def _print_text(tally: Tally, args: argparse.Namespace, seed: int, labels: tuple[str, str]) -> None:
-    deals = f" on {args.games // 2} duplicate deals" if args.duplicate else ""
+    pairs = args.games // 2
+    deals = f" on {pairs} duplicate deal{'s' if pairs != 1 else ''}" if args.duplicate else ""
     print(
         f"{tally.games} matches of {args.rounds} round(s){deals}, {args.suits} suits, seed {seed}"
     )
