@@ -5,6 +5,15 @@ gets its own random source derived from the run's seed and the game's index,
 so a run is reproducible game by game (and the same whether the games run
 in one process or several). Seats alternate: the first bot sits in seat 0
 in even-numbered games and in seat 1 in odd-numbered ones.
+
+With ``duplicate``, games ``2k`` and ``2k+1`` form a pair played on the same
+deal: the same first starter (by seat) and, round by round, the same deck
+order, hence the same hands in the same seats; only the bots swap seats.
+The deal comes from the run's seed and the pair's number (:func:`deal_rng`),
+each bot's own random source from the seed and the game's number
+(:func:`game_rng`), so the two games of a pair differ only by the seating
+and by the bots' own randomness. Pairs are the independent units of the
+score-difference interval (:meth:`Tally.score_diff_ci95`).
 """
 
 from __future__ import annotations
@@ -96,6 +105,13 @@ def game_rng(seed: int, index: int) -> random.Random:
     return random.Random(f"lcnet-selfplay:{seed}:{index}")
 
 
+def deal_rng(seed: int, deal: int) -> random.Random:
+    """The random source of the deals of pair ``deal`` in a duplicate run:
+    it draws only the first starter and the decks, never for a bot, so both
+    games of the pair consume it identically."""
+    return random.Random(f"lcnet-selfplay:{seed}:deal:{deal}")
+
+
 def play_round(bots: Sequence[Bot], rnd: Round, max_turns: int = MAX_TURNS_PER_ROUND) -> Round:
     """Play ``rnd`` to its end with ``bots[p]`` in seat ``p``."""
     while not rnd.is_over:
@@ -135,14 +151,20 @@ def play_game(
     rounds: int = DEFAULT_ROUNDS,
     suits: int = 5,
     max_turns: int = MAX_TURNS_PER_ROUND,
+    duplicate: bool = False,
 ) -> GameResult:
-    """Play match ``index`` of a run; ``specs[0]`` sits in seat ``index % 2``."""
+    """Play match ``index`` of a run; ``specs[0]`` sits in seat ``index % 2``.
+
+    With ``duplicate``, the deals come from :func:`deal_rng` of pair
+    ``index // 2``, so games ``2k`` and ``2k+1`` are dealt alike.
+    """
     rng, seats, bots = _seating(specs, index, seed)
-    match = Match(rounds=rounds, suit_count=suits, first_starter=rng.randrange(2))
+    dealer = deal_rng(seed, index // 2) if duplicate else rng
+    match = Match(rounds=rounds, suit_count=suits, first_starter=dealer.randrange(2))
     try:
         while not match.is_over:
             starter = match.start_round()
-            rnd = Round.new(random.Random(rng.getrandbits(64)), suits=suits, starter=starter)
+            rnd = Round.new(random.Random(dealer.getrandbits(64)), suits=suits, starter=starter)
             play_round(bots, rnd, max_turns)
             match.record_round(rnd.scores())
     except BotDefect as exc:
@@ -159,11 +181,25 @@ def play_game_signed(
     suits: int = 5,
     max_turns: int = MAX_TURNS_PER_ROUND,
     replay_dir: Path | None = None,
+    duplicate: bool = False,
 ) -> GameResult:
     """Like :func:`play_game`, but through two real protocol sessions (signed
     frames, masked deck, coin for the first starter), writing both peers'
-    replay files into ``replay_dir`` when given."""
+    replay files into ``replay_dir`` when given.
+
+    The deal follows from the peers' keys and master secrets and from the
+    joiner's first frame (its name is part of the match id). With
+    ``duplicate``, both games of a pair take those from :func:`deal_rng` and
+    the players are named ``host`` and ``joiner`` in both, so the coin and
+    every deck come out the same.
+    """
     rng, seats, bots = _seating(specs, index, seed)
+    dealer = deal_rng(seed, index // 2) if duplicate else rng
+    names = (
+        {Seat.HOST: "host", Seat.JOINER: "joiner"}
+        if duplicate
+        else {Seat.HOST: seats[0], Seat.JOINER: seats[1]}
+    )
     peers: dict[Seat, localmatch.Peer] = {}
 
     def decider(seat: Seat) -> localmatch.Decide:
@@ -179,8 +215,8 @@ def play_game_signed(
         localmatch.new_peers(
             {seat: decider(seat) for seat in Seat},
             options=MatchOptions(suits=suits, rounds=rounds),
-            rng=random.Random(rng.getrandbits(64)),
-            names={Seat.HOST: seats[0], Seat.JOINER: seats[1]},
+            rng=random.Random(dealer.getrandbits(64)),
+            names=names,
         )
     )
     if replay_dir is not None:
@@ -204,9 +240,23 @@ def _scores_of(peers: dict[Seat, localmatch.Peer]) -> tuple[tuple[int, int], ...
     return tuple(match.round_scores) if match is not None else ()
 
 
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean with its 95% Student t interval (``None`` ends with fewer than 2 units)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    units: int
+
+
 @dataclass
 class Tally:
-    """Wins, draws and mean scores over a run, per bot label."""
+    """Wins, draws, mean scores and score differences over a run, per bot label.
+
+    ``diffs`` holds, per game index, the first bot's score minus the second's
+    divided by the rounds played: the mean score difference per round.
+    """
 
     labels: tuple[str, str]
     games: int = 0
@@ -214,6 +264,8 @@ class Tally:
     wins: dict[str, int] = field(default_factory=dict)
     score_sums: dict[str, int] = field(default_factory=dict)
     defects: list[str] = field(default_factory=list)
+    duplicate: bool = False
+    diffs: dict[int, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for label in self.labels:
@@ -230,8 +282,12 @@ class Tally:
             self.draws += 1
         else:
             self.wins[winner] += 1
-        for label, total in result.totals.items():
+        totals = result.totals
+        for label, total in totals.items():
             self.score_sums[label] += total
+        if result.round_scores:
+            first, second = self.labels
+            self.diffs[result.index] = (totals[first] - totals[second]) / len(result.round_scores)
 
     @property
     def mean_score(self) -> dict[str, float]:
@@ -239,6 +295,61 @@ class Tally:
 
     def win_rate_ci95(self) -> dict[str, tuple[float, float]]:
         return {k: wilson_interval(v, self.games) for k, v in self.wins.items()}
+
+    def diff_units(self) -> list[float]:
+        """The independent observations of the score difference per round:
+        one per game, or with ``duplicate`` one per deal (the mean of its two
+        games; a deal with a defective game is left out)."""
+        if not self.duplicate:
+            return [self.diffs[i] for i in sorted(self.diffs)]
+        deals = sorted({i // 2 for i in self.diffs})
+        return [
+            (self.diffs[2 * d] + self.diffs[2 * d + 1]) / 2
+            for d in deals
+            if 2 * d in self.diffs and 2 * d + 1 in self.diffs
+        ]
+
+    def score_diff_ci95(self) -> MeanInterval:
+        """The first bot's mean score difference per round, with a 95% t interval
+        over :meth:`diff_units`."""
+        return mean_interval(self.diff_units())
+
+
+_T975: Final = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+"""The 97.5% quantile of Student's t for 1 to 30 degrees of freedom."""
+
+
+def t_quantile_975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom: a table
+    to 30, then the Cornish-Fisher expansion around the normal quantile
+    (within 0.001 of the exact value beyond 30)."""
+    if df < 1:
+        raise ValueError("a t quantile needs at least one degree of freedom")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
+
+
+def mean_interval(values: Sequence[float]) -> MeanInterval:
+    """The mean of ``values`` with its 95% Student t interval
+    (mean ± t(n-1) · s / sqrt(n)); no interval for fewer than two values."""
+    n = len(values)
+    if n == 0:
+        return MeanInterval(0.0, None, None, 0)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return MeanInterval(mean, None, None, n)
+    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    half = t_quantile_975(n - 1) * math.sqrt(variance / n)
+    return MeanInterval(mean, mean - half, mean + half, n)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -264,20 +375,25 @@ def run(
     on_result: Callable[[GameResult], None] | None = None,
     signed: bool = False,
     replay_dir: Path | None = None,
+    duplicate: bool = False,
 ) -> Tally:
     """Play ``games`` matches and tally them (in ``jobs`` processes).
 
     With ``signed`` (implied by ``replay_dir``) every match runs through two
     real protocol sessions and, with ``replay_dir``, both replay files are kept.
+    With ``duplicate`` (``games`` must be even), games ``2k`` and ``2k+1`` are
+    played on the same deal with the bots' seats swapped.
     """
     if games < 0:
         raise UsageError("the number of games cannot be negative")
-    tally = Tally(bot_labels(specs))
+    if duplicate and games % 2:
+        raise UsageError(f"duplicate deals need an even number of games, not {games}")
+    tally = Tally(bot_labels(specs), duplicate=duplicate)
     play: Callable[..., GameResult] = play_game
-    extra: dict[str, object] = {}
+    extra: dict[str, object] = {"duplicate": duplicate}
     if signed or replay_dir is not None:
         play = play_game_signed
-        extra = {"replay_dir": replay_dir}
+        extra["replay_dir"] = replay_dir
     results: Iterable[GameResult]
     if jobs <= 1 or games <= 1:
         results = (

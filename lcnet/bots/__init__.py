@@ -56,6 +56,20 @@ def _mcts_bot(rng: random.Random, **options: str) -> Bot:
     return MctsBot(rng, **options)
 
 
+# Style opponents (lcnet/bots/styles.py): for measuring other bots against
+# more than one way of playing; they share no tuning with greedy or mcts.
+def _cautious_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.styles import CautiousBot
+
+    return CautiousBot(rng, **options)
+
+
+def _aggressive_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.styles import AggressiveBot
+
+    return AggressiveBot(rng, **options)
+
+
 def _no_options(name: str, options: dict[str, str]) -> None:
     if options:
         raise UserError(f"the {name} bot takes no options (got {', '.join(options)})")
@@ -67,6 +81,14 @@ BOTS: dict[str, BotFactory] = {
     "mcts": _mcts_bot,
 }
 """Bot names, weakest first, and how to make each."""
+
+BOTS.update(
+    {
+        # Style opponents, not on the strength scale above (lcnet/bots/styles.py).
+        "cautious": _cautious_bot,
+        "aggressive": _aggressive_bot,
+    }
+)
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, str]]:

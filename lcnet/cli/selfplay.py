@@ -22,21 +22,40 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` the parser of ``lcnet selfplay`` (its --help line: lcnet.cli.COMMANDS)."""
     parser.description = (
         "Play N matches between two built-in bots in this process, alternating "
-        "seats, and print wins, draws and mean match scores per bot. The same "
-        "--seed gives the same games (for mcts, give it an iteration budget, "
-        "e.g. mcts:iterations=500, since a time budget depends on the machine)."
+        "seats, and print per bot its wins with a 95% Wilson interval for the win "
+        "rate (draws count as not won) and its mean match score, then the first "
+        "bot's mean score difference per round (its score minus the second "
+        "bot's, averaged over rounds) with a 95% Student t interval over the "
+        "games, or with --duplicate over the deals. The same --seed gives the same "
+        "games (for mcts, give it an iteration budget, e.g. mcts:iterations=500, "
+        "since a time budget depends on the machine)."
     )
     parser.epilog = (
         f"bots: {', '.join(BOTS)}. A bot takes options as name:key=value,...; "
         "e.g. --bots 'mcts:time=0.1,greedy' pits mcts limited to 0.1 s per move "
-        "against greedy. Example: lcnet selfplay --games 200 --bots greedy,random --seed 1"
+        "against greedy. Example: lcnet selfplay --games 200 --bots greedy,random --seed 1. "
+        "Duplicate: lcnet selfplay --duplicate --games 400 --rounds 1 --bots greedy,random "
+        "plays 200 deals twice each."
     )
     parser.add_argument(
         "--games",
         type=int,
         default=DEFAULT_GAMES,
         metavar="N",
-        help=f"matches to play (default {DEFAULT_GAMES})",
+        help=f"matches to play (default {DEFAULT_GAMES}); with --duplicate an even "
+        "number, N/2 deals played twice each",
+    )
+    parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal twice with the seats swapped: the same deck order, hands "
+        "and first starter seat in both games of a pair, only the bots change seats "
+        "(each bot's own random source still differs per game; later rounds' starters "
+        "follow the scores). Games 1 and 2 are deal 1, 3 and 4 deal 2, and so on; the "
+        "first bot sits in seat 0 in the first game of each. The score-difference "
+        "interval then treats each deal (the mean of its two games) as one observation. "
+        "With --replays, the players of both games are named host and joiner (the "
+        "joiner's name is part of the match id, which seeds the deal)",
     )
     parser.add_argument(
         "--bots", default=DEFAULT_BOTS, metavar="A,B", help=f"the two bots (default {DEFAULT_BOTS})"
@@ -81,6 +100,10 @@ def main(args: argparse.Namespace) -> int:
     labels = bot_labels(specs)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    if args.duplicate and args.games % 2:
+        raise UsageError(
+            f"--games must be even with --duplicate (each deal is played twice), not {args.games}"
+        )
     if not 1 <= args.rounds <= MAX_ROUNDS:
         raise UsageError(f"--rounds must be 1 to {MAX_ROUNDS}")
     if args.replays is not None:
@@ -94,8 +117,9 @@ def main(args: argparse.Namespace) -> int:
     def progress(result: GameResult) -> None:
         if args.progress:
             winner = result.winner or ("defect" if result.defect else "draw")
+            deal = f" (deal {result.index // 2 + 1})" if args.duplicate else ""
             print(
-                f"game {result.index + 1}/{args.games}: {result.totals} -> {winner}",
+                f"game {result.index + 1}/{args.games}{deal}: {result.totals} -> {winner}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -109,6 +133,7 @@ def main(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         on_result=progress,
         replay_dir=args.replays,
+        duplicate=args.duplicate,
     )
     if args.json:
         print(json.dumps(_as_json(tally, args, seed), indent=2))
@@ -118,13 +143,31 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _as_json(tally: Tally, args: argparse.Namespace, seed: int) -> dict[str, object]:
+    diff = tally.score_diff_ci95()
+    first, second = tally.labels
     return {
         "games": tally.games,
+        "duplicate": args.duplicate,
+        "deals": args.games // 2 if args.duplicate else None,
         "wins": tally.wins,
         "draws": tally.draws,
         "mean_score": {k: round(v, 3) for k, v in tally.mean_score.items()},
         "win_rate_ci95": {
             k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in tally.win_rate_ci95().items()
+        },
+        "score_diff_per_round": {
+            "first": first,
+            "second": second,
+            "mean": round(diff.mean, 3),
+            "ci95": None
+            if diff.low is None or diff.high is None
+            else [
+                round(diff.low, 3),
+                round(diff.high, 3),
+            ],
+            "interval": "student-t",
+            "unit": "deal" if args.duplicate else "game",
+            "units": diff.units,
         },
         "rounds": args.rounds,
         "suits": args.suits,
@@ -134,7 +177,11 @@ def _as_json(tally: Tally, args: argparse.Namespace, seed: int) -> dict[str, obj
 
 
 def _print_text(tally: Tally, args: argparse.Namespace, seed: int, labels: tuple[str, str]) -> None:
-    print(f"{tally.games} matches of {args.rounds} round(s), {args.suits} suits, seed {seed}")
+    pairs = args.games // 2
+    deals = f" on {pairs} duplicate deal{'s' if pairs != 1 else ''}" if args.duplicate else ""
+    print(
+        f"{tally.games} matches of {args.rounds} round(s){deals}, {args.suits} suits, seed {seed}"
+    )
     width = max(len(label) for label in labels)
     cis = tally.win_rate_ci95()
     for label in labels:
@@ -142,9 +189,19 @@ def _print_text(tally: Tally, args: argparse.Namespace, seed: int, labels: tuple
         rate = wins / tally.games if tally.games else 0.0
         lo, hi = cis[label]
         print(
-            f"  {label:<{width}}  {wins:>5} wins  {rate:6.1%} (95% CI {lo:.1%}-{hi:.1%})"
+            f"  {label:<{width}}  {wins:>5} wins  {rate:6.1%} (95% Wilson CI {lo:.1%}-{hi:.1%})"
             f"  mean score {tally.mean_score[label]:8.2f}"
         )
-    print(f"  {'draws':<{width}}  {tally.draws:>5}")
+    print(f"  {'draws':<{width}}  {tally.draws:>5}  (count as not won)")
+    diff = tally.score_diff_ci95()
+    unit = "deal" if args.duplicate else "game"
+    units = f"{diff.units} {unit}{'s' if diff.units != 1 else ''}"
+    interval = (
+        f"95% CI {diff.low:+.2f} to {diff.high:+.2f}, Student t over {units}"
+        if diff.low is not None and diff.high is not None
+        else f"no interval from {units}"
+    )
+    who = f"{labels[0]} minus {labels[1]}"
+    print(f"  score difference per round, {who}: {diff.mean:+.2f} ({interval})")
     for defect in tally.defects:
         print(f"  BOT DEFECT: {defect}")
