@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from lcnet import replay
 from lcnet.bots import advice
-from lcnet.engine import Turn
+from lcnet.bots.advice import short
 from lcnet.errors import UserError
 from lcnet.seat import Seat
 
@@ -103,13 +103,6 @@ def analyze_record(
         for index, (decision, verdict) in enumerate(zip(decisions, verdicts, strict=True))
     ]
     return MatchAnalysis(seat, player, turns, hidden, deals, seed)
-
-
-def short(turn: Turn) -> str:
-    """A turn in the short notation (``+r7 deck``, ``-b3 g``)."""
-    sign = "-" if turn.put_down.discard else "+"
-    draw = "deck" if turn.draw.suit is None else turn.draw.suit.letter
-    return f"{sign}{turn.put_down.card} {draw}"
 
 
 def verdict_line(turn: AnalyzedTurn) -> str:

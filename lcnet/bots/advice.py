@@ -220,6 +220,18 @@ def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -
 # -------------------------------------------------------------- in words
 
 
+def short(turn: Turn) -> str:
+    """A turn in the short notation a player types (``+r7 deck``, ``-b3 g``)."""
+    sign = "-" if turn.put_down.discard else "+"
+    draw = "deck" if turn.draw.suit is None else turn.draw.suit.letter
+    return f"{sign}{turn.put_down.card} {draw}"
+
+
+def hint_text(hint: Advice) -> str:
+    """A hint in one line: the turn to type, then why."""
+    return f"hint: {short(hint.turn)}: {hint.reason}"
+
+
 def reason(view: View, turn: Turn, value: float | None = None) -> str:
     """Why ``turn`` in ``view``, in one line: what the put-down and the draw do."""
     parts = [_put_down_reason(view, turn), _draw_reason(view, turn, value)]
