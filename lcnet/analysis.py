@@ -112,7 +112,7 @@ def verdict_line(turn: AnalyzedTurn) -> str:
         return f"{short(verdict.played)}: the bot agrees: {verdict.reason}"
     return (
         f"{short(verdict.played)} loses about {verdict.loss:.1f} points; "
-        f"the bot: {short(verdict.choice)}: {verdict.reason}"
+        f"the bot would {verdict.reason}"
     )
 
 

@@ -29,7 +29,7 @@ Full screen (the default on a terminal):
                     or both hands open
   a                 analyze: the bot's verdict on each turn of the file's
                     owner (computed in the background), shown under the
-                    board at that turn
+                    board at that turn;  w  the next of the worst turns
   ?                 help                q, Esc       quit
 
 Hands are only shown for rounds whose seeds were revealed (every finished
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     perspective = Perspective(args.seat) if args.seat else default_perspective(contents)
     if args.text or not (sys.stdout.isatty() and sys.stdin.isatty()):
         return print_text(record, perspective)
-    return view_replay(record, perspective=perspective)
+    return view_replay(record, perspective=perspective, owner=_owner(contents))
 
 
 def analyze(args: argparse.Namespace, contents: ReplayContents, record: replay.MatchRecord) -> int:
@@ -169,18 +169,26 @@ def analyze(args: argparse.Namespace, contents: ReplayContents, record: replay.M
     return 0
 
 
+def _owner(contents: ReplayContents) -> Seat | None:
+    """The seat of the player who wrote the file, if it is a player's."""
+    try:
+        return Seat[contents.header.seat.upper()]
+    except KeyError:
+        return None
+
+
 def _analyzed_seat(choice: str | None, contents: ReplayContents) -> Seat:
     if choice == "both":
         raise UsageError("--analyze looks at one player's turns: --seat host or --seat joiner")
     if choice is not None:
         return Seat[choice.upper()]
-    try:
-        return Seat[contents.header.seat.upper()]
-    except KeyError:
+    owner = _owner(contents)
+    if owner is None:
         raise UserError(
             "the file does not say whose it is: choose whose turns with --seat host or "
             "--seat joiner"
-        ) from None
+        )
+    return owner
 
 
 class _ProgressBar:
