@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,26 @@ def test_the_seat_choices_are_the_viewers_perspectives() -> None:
     from lcnet.ui.replay_view import Perspective
 
     assert tuple(p.value for p in Perspective) == SEAT_CHOICES
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_bar_runs_on_a_terminal_and_is_cleared(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["replay", str(COMPLETE[Seat.HOST]), "--analyze", "--deals", "1"]) == 0
+    total = len(owner_turns(COMPLETE[Seat.HOST], Seat.HOST))
+    written = err.getvalue()
+    assert f"\ranalyzing [{'#' * 30}] {total}/{total} turns" in written
+    assert written.endswith("\r\x1b[K")  # the bar leaves no trace before the output
+    assert capsys.readouterr().out.startswith("Analysis of ")
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(COMPLETE[Seat.HOST]), "--analyze", "--deals", "1"]) == 0
+    assert capsys.readouterr().err == ""
