@@ -155,6 +155,15 @@ def test_the_reason_says_what_the_turn_does(hand: str, turn: str, expected: str)
     assert advice.reason(opening_view(hand), Turn.parse(turn)) == expected
 
 
+def test_late_in_the_round_the_reason_says_so() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=3)
+    assert advice.reason(view, Turn.parse("-y2 deck"), 4.0) == (
+        "discard y2: it is too late in the round to open yellow; "
+        "draw from the draw pile: it runs the round down while you lead "
+        "(estimated round margin: +4)"
+    )
+
+
 def test_the_reason_names_a_pile_card_that_extends_an_expedition() -> None:
     view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
     piles = list(view.discard_piles)

@@ -260,8 +260,10 @@ def _put_down_reason(view: View, turn: Turn) -> str:
     if not started:
         held = [c for c in view.hand if c.suit is suit]
         points = sum(c.rank for c in held)
-        turns = (view.draw_pile_size + 1) // 2
-        if points >= EXPEDITION_COST and turns < len(held) + 2:
+        later = (view.draw_pile_size + 1) // 2 - 1  # put-downs after this one
+        if later < 2:
+            return f"discard {card}: it is too late in the round to open {name}"
+        if points >= EXPEDITION_COST and later < len(held) + 1:
             return f"discard {card}: too few turns are left to make {name} pay"
         if card.is_wager and points == 0:
             return f"discard {card}: you hold no {name} cards to back the wager"
@@ -288,12 +290,15 @@ def _draw_reason(view: View, turn: Turn, value: float | None) -> str:
         fits_mine = put.card.rank < top.rank or (top.is_wager and put.card.is_wager)
     else:
         fits_mine = view.can_play(top)
+    why = []
     if fits_mine:
-        verb = "extends" if view.expeditions[view.seat][suit] else "helps open"
-        text += f": it {verb} your {name} expedition"
-        if view.can_play(top, view.opponent) and view.expeditions[view.opponent][suit]:
-            text += " and keeps it from your opponent"
-    return text
+        verb = "extends" if view.expeditions[view.seat][suit] else "fits"
+        why.append(f"it {verb} your {name} expedition")
+    if view.can_play(top, view.opponent) and view.expeditions[view.opponent][suit]:
+        why.append("it is kept from your opponent")
+    if value is not None and value < 0 and view.draw_pile_size <= LATE_DRAW_PILE:
+        why.append("the draw pile stays as it is while you trail")
+    return f"{text}: {', and '.join(why)}" if why else text
 
 
 def _signed(value: float) -> str:
