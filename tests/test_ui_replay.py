@@ -16,7 +16,14 @@ from lcnet.replay import MatchRecord
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.ui.board import SCREEN_WIDTH, plain
-from lcnet.ui.replay_view import Perspective, ReplayViewer, position_lines, text_lines
+from lcnet.ui.replay_view import (
+    BODY_ROWS,
+    HELP_TEXT,
+    Perspective,
+    ReplayViewer,
+    position_lines,
+    text_lines,
+)
 from tests.test_ui_support import (
     SmallOutput,
     make_replay,
@@ -279,3 +286,10 @@ def test_a_without_a_players_view_asks_for_one(record: MatchRecord) -> None:
         keys.send_text("q")
 
     assert view(record, scenario, Perspective.BOTH) == 0
+
+
+def test_the_help_names_the_analysis_keys_and_fits_the_body() -> None:
+    lines = HELP_TEXT.splitlines()
+    assert len(lines) <= BODY_ROWS and max(len(line) for line in lines) < SCREEN_WIDTH
+    assert any(line.strip().startswith("a ") for line in lines)
+    assert any(line.strip().startswith("w ") for line in lines)

@@ -73,8 +73,8 @@ Replay: step through a saved match, checked as lcnet audit checks it.
   v                   switch the view: the host's hand, the joiner's hand,
                       or both hands open
   a                   analyze the file owner's turns against the bot's
-                      choices (in the background); each turn's verdict
-                      then shows under the board    w  next worst turn
+                      choices (in the background): verdicts under the board
+  w                   the next of the turns that lost the most
   ?                   this help           q, Esc      quit
 
 A player's hand is shown only for rounds whose seeds were revealed (at the
