@@ -11,7 +11,7 @@ import pytest
 
 from lcnet import analysis, replay
 from lcnet.cli import main
-from lcnet.replaylog import read_replay
+from lcnet.replaylog import ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
@@ -162,3 +162,18 @@ def test_a_progress_bar_runs_on_a_terminal_and_is_cleared(
 def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(COMPLETE[Seat.HOST]), "--analyze", "--deals", "1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_file_of_unknown_owner_needs_a_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    contents = read_replay(COMPLETE[Seat.HOST])
+    header = ReplayHeader(seat="observer", created="2026-11-29T00:00:00Z", software="test")
+    path = write_replay(tmp_path / "observed.lcnet", header, contents.frames)
+    assert main(["replay", str(path), "--analyze", "--deals", DEALS]) == 1
+    assert "--seat host or --seat joiner" in capsys.readouterr().err
+    assert (
+        main(["replay", str(path), "--analyze", "--json", "--seat", "joiner", "--deals", DEALS])
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["seat"] == "joiner"
