@@ -83,7 +83,7 @@ class TurnVerdict:
     """Its place in the sequence given to :func:`analyze`."""
     played: Turn
     choice: Turn
-    """The bot's choice (equal to ``played`` when they agree)."""
+    """The bot's choice: the best of its own candidates (``played`` too, if it is one)."""
     played_value: float
     choice_value: float
     loss: float
@@ -93,6 +93,7 @@ class TurnVerdict:
 
     @property
     def agrees(self) -> bool:
+        """The bot chose the same turn, or one better by less than :data:`MIN_LOSS`."""
         return self.played == self.choice or self.loss < MIN_LOSS
 
 
