@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from lcnet import audit, hashing
 from lcnet.cards import Card, format_cards, sort_hand
-from lcnet.engine import Round, Turn
+from lcnet.engine import Round, Turn, View
 from lcnet.events import RoundStarted, RoundVerified, Step, TurnPlayed
 from lcnet.replaylog import ReplayContents, TornTail
 from lcnet.seat import Seat
@@ -60,6 +60,47 @@ class MatchRecord:
 
     def name(self, seat: Seat) -> str:
         return self.names.get(seat, str(seat))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One turn of one player, with what that player knew when making it."""
+
+    round: int
+    turn: int
+    """The turn's number in its round (1 is the round's first turn)."""
+    view: View
+    """The player's view just before the turn: its hand and the public table,
+    never the opponent's hidden cards (even when the file reveals them later)."""
+    played: Turn
+    index: int
+    """The position after the turn, in :attr:`MatchRecord.positions`."""
+
+
+def decisions(record: MatchRecord, seat: Seat) -> list[Decision]:
+    """Every turn ``seat`` played in a round whose seeds were revealed, in order.
+
+    A round still hidden (an unfinished match) is left out: the file alone
+    does not say what the player held (:func:`hidden_turns` counts them).
+    """
+    out = []
+    positions = record.positions
+    for index in range(1, len(positions)):
+        position, before = positions[index], positions[index - 1]
+        if position.last is None or position.last[0] is not seat or not before.hands_known:
+            continue
+        view = before.table.view(int(seat))
+        out.append(Decision(position.round, position.turn, view, position.last[1], index))
+    return out
+
+
+def hidden_turns(record: MatchRecord, seat: Seat) -> int:
+    """How many turns of ``seat`` lie in rounds whose seeds were not revealed."""
+    return sum(
+        1
+        for p in record.positions
+        if p.last is not None and p.last[0] is seat and not p.hands_known
+    )
 
 
 def load(

@@ -90,3 +90,11 @@ def test_every_command_module_is_listed_and_configures_its_parser() -> None:
     assert modules == set(COMMANDS)
     for name in COMMANDS:
         assert callable(importlib.import_module(f"lcnet.cli.{name}").configure), name
+
+
+def test_the_analysis_of_a_replay_imports_neither_the_network_nor_the_terminal(
+    tmp_path: Path,
+) -> None:
+    modules = imported_by(tmp_path, "replay", str(SAMPLE), "--analyze", "--json", "--deals", "1")
+    assert "lcnet.bots.advice" in modules  # it did run
+    assert heavy(modules) <= {"nacl"}

@@ -12,6 +12,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
+from lcnet.engine import Turn
 from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
@@ -400,3 +401,51 @@ def test_before_the_deal_the_screen_waits_and_shows_the_players_key() -> None:
     assert "Shuffling and dealing" in screen
     assert "you: you (host), key " in screen
     assert "dealing..." in screen.splitlines()[-1]
+
+
+def test_h_shows_the_bots_hint_and_chooses_its_card() -> None:
+    client = local_client()
+    seen: dict[str, object] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text("h")
+        await wait_until(ui, lambda: ui.message.startswith("hint: "), "the hint")
+        seen["message"] = ui.message
+        seen["selected"] = ui.turn.selected_card()
+        seen["screen"] = render(ui.app)
+        await quit_confirmed(ui, keys)
+
+    assert play(client, scenario) == EXIT_UNFINISHED
+    message = str(seen["message"])
+    notation = message.removeprefix("hint: ").partition(": ")[0]
+    turn = Turn.parse(notation)
+    assert seen["selected"] == turn.put_down.card  # the suggested card comes chosen
+    assert "hint: " in "\n".join(seen["screen"])  # type: ignore[arg-type]
+
+
+def test_a_typed_hint_asks_the_bot_too() -> None:
+    client = local_client()
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text(":hint\r")
+        await wait_until(ui, lambda: ui.message.startswith("hint: "), "the hint")
+        await quit_confirmed(ui, keys)
+
+    assert play(client, scenario) == EXIT_UNFINISHED
+
+
+def test_no_hint_when_it_is_not_your_move() -> None:
+    client = local_client()
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        ui.turn.sending = True  # as while a move is being sent
+        ui.ask_hint()
+        assert ui.message == "your move is being sent" and ui.message_is_error
+        assert not ui.hinting
+        ui.turn.sending = False
+        await quit_confirmed(ui, keys)
+
+    assert play(client, scenario) == EXIT_UNFINISHED

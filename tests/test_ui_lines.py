@@ -12,7 +12,7 @@ from typing import TextIO, cast
 import pytest
 
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
-from lcnet.engine import View
+from lcnet.engine import Turn, View
 from lcnet.events import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.seat import Seat
 from lcnet.ui import run_match_ui
@@ -213,3 +213,21 @@ def test_a_card_not_in_hand_is_not_in_your_hand() -> None:
     _code, out = run(client, ScriptInput(client, [missing]))
     assert "not in your hand" in out
     assert "the player's hand" not in out
+
+
+def test_hint_prints_the_bots_suggestion_and_the_move_is_still_due() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, ["hint", discard_first]))
+    assert code == EXIT_UNFINISHED
+    [line] = [line for line in out.splitlines() if line.startswith("hint: ")]
+    notation, _, reason = line.removeprefix("hint: ").partition(": ")
+    Turn.parse(notation)  # a turn the player can type as it is
+    assert "draw" in reason or "take" in reason
+    assert out.count("your move:") == 3  # asked again after the hint, then the next move
+    assert out.count("you discarded") == 1
+
+
+def test_help_lists_hint() -> None:
+    client = local_client()
+    _code, out = run(client, ScriptInput(client, ["help"]))
+    assert "hint (the bot's suggestion" in out

@@ -10,12 +10,20 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import replay
+from lcnet.bots import advice
 from lcnet.cli import main
 from lcnet.replay import MatchRecord
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.ui.board import SCREEN_WIDTH, plain
-from lcnet.ui.replay_view import Perspective, ReplayViewer, position_lines, text_lines
+from lcnet.ui.replay_view import (
+    BODY_ROWS,
+    HELP_TEXT,
+    Perspective,
+    ReplayViewer,
+    position_lines,
+    text_lines,
+)
 from tests.uisupport import (
     SmallOutput,
     make_replay,
@@ -218,3 +226,70 @@ def test_replay_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out and "--text" in out and "--seat" in out
+
+
+def test_a_analyses_the_owners_turns_and_shows_each_verdict_under_the_board(
+    record: MatchRecord,
+) -> None:
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        keys.send_text("a")
+        await wait_until(viewer, lambda: viewer.analysis is not None, "the analysis")
+        seen["start"] = render(viewer.app)
+        result = viewer.analysis
+        assert result is not None and result.seat is Seat.HOST
+        assert {t.decision.index for t in result.turns} == {
+            i for i, p in enumerate(record.positions) if p.last and p.last[0] is Seat.HOST
+        }
+        first = result.turns[0]
+        viewer.go(first.decision.index)
+        seen["turn"] = render(viewer.app)
+        seen["expected"] = [advice.short(first.verdict.played)]
+        if result.worst():
+            keys.send_text("w")
+            target = min(t.decision.index for t in result.worst())
+            await wait_until(viewer, lambda: viewer.index == target, "the worst turn")
+        keys.send_text("q")
+
+    def run(viewer_record: MatchRecord) -> int:
+        async def main() -> int:
+            with create_pipe_input() as keys:
+                viewer = ReplayViewer(
+                    viewer_record,
+                    perspective=Perspective.HOST,
+                    owner=Seat.HOST,
+                    deals=2,
+                    input=keys,
+                    output=SmallOutput(),
+                )
+                async with running(viewer.app.run_async(), viewer.app) as task:
+                    await scenario(viewer, keys)
+                    code: int = await asyncio.wait_for(asyncio.shield(task), 60)
+                return code
+
+        return asyncio.run(main())
+
+    assert run(record) == 0
+    start = "\n".join(seen["start"])
+    assert "analysis of Ada (host):" in start  # the round's first step is nobody's turn
+    turn = "\n".join(seen["turn"])
+    played = seen["expected"][0]
+    assert f"bot: {played}" in turn or f"bot (one of the worst): {played}" in turn
+
+
+def test_a_without_a_players_view_asks_for_one(record: MatchRecord) -> None:
+    async def scenario(viewer: ReplayViewer, keys: PipeInput) -> None:
+        keys.send_text("a")
+        await wait_until(viewer, lambda: bool(viewer.analysis_note), "the note")
+        assert "choose one player's view with v" in "\n".join(render(viewer.app))
+        keys.send_text("q")
+
+    assert view(record, scenario, Perspective.BOTH) == 0
+
+
+def test_the_help_names_the_analysis_keys_and_fits_the_body() -> None:
+    lines = HELP_TEXT.splitlines()
+    assert len(lines) <= BODY_ROWS and max(len(line) for line in lines) < SCREEN_WIDTH
+    assert any(line.strip().startswith("a ") for line in lines)
+    assert any(line.strip().startswith("w ") for line in lines)

@@ -22,6 +22,7 @@ forbids it (the engine's :class:`~lcnet.errors.IllegalMoveError` reason).
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import textwrap
 from dataclasses import dataclass
@@ -77,9 +78,8 @@ it a screen asks for a larger one, and the board comes back on resize."""
 MESSAGE_ROWS: Final = 3
 """A long message wraps onto at most this many rows."""
 HELP_INTRO: Final = """\
-Put down one card (on your expedition or its discard pile), then draw one.
-Expeditions rise: wagers (H) first, then higher numbers. Each scores
-(sum - 20) x (1 + wagers), and 20 more with 8 or more cards."""
+Put down one card (on your expedition or its pile), then draw one. Expeditions
+rise, wagers (H) first; each scores (sum - 20) x (1 + wagers), +20 at 8+ cards."""
 HELP_END: Final = "Press Esc, Enter or ? to go back."
 WHEN_WIDTH: Final = 12
 KEYS_WIDTH: Final = 17
@@ -150,6 +150,8 @@ class GameUI(Redrawn):
         self.screens: list[Screen] = []
         self.message = ""
         self.message_is_error = False
+        self.hinting = False
+        """The bot is searching for a hint (in a worker thread)."""
         self.command = Buffer(multiline=False, accept_handler=self._accept_command)
         self.app: Application[int] = self._build_app(input, output)
 
@@ -223,6 +225,8 @@ class GameUI(Redrawn):
                 self.app.create_background_task(self._resign())
             elif effect is Do.HELP:
                 self.help_open = True
+            elif effect is Do.HINT:
+                self.ask_hint()
         self._changed()
 
     async def _send(self, turn: Turn) -> None:
@@ -237,6 +241,35 @@ class GameUI(Redrawn):
         else:
             self.turn.sent()
             self._changed()
+
+    def ask_hint(self) -> None:
+        """Ask the bot for its turn in the player's view; it answers on the message line."""
+        view = self.view()
+        if view is None or not self.my_move():
+            self.act(self.turn.not_your_move())
+            return
+        if not self.hinting:
+            self.hinting = True
+            self.app.create_background_task(self._hint(view))
+        self._say("the bot is thinking about your move...")
+
+    async def _hint(self, view: View) -> None:
+        from lcnet.bots import advice  # the bots load only when a hint is asked for
+
+        try:
+            # A search of a fraction of a second: in a worker thread, so that the
+            # screen and the connection stay responsive meanwhile.
+            hint = await asyncio.to_thread(advice.suggest, view)
+        finally:
+            self.hinting = False
+        if self.view() != view or not self.my_move():
+            self._changed()  # the position moved on: the hint is for a turn gone by
+            return
+        hand = self.hand()
+        card = hint.turn.put_down.card
+        if self.turn.stage is Stage.CARD and card in hand:
+            self.turn.selected = hand.index(card)  # the suggested card comes chosen
+        self._say(advice.hint_text(hint))
 
     def _restore_turn(self) -> None:
         self.turn.not_sent()
@@ -687,7 +720,12 @@ class GameUI(Redrawn):
         if self.help_open or self.history_open or self.screens:
             return []
         if self.app.layout.has_focus(self.command):
-            return [("class:dim", "type a turn (+r7 deck, -b3 g), help, resign or quit; Esc: back")]
+            return [
+                (
+                    "class:dim",
+                    "type a turn (+r7 deck, -b3 g), help, hint, resign or quit; Esc: back",
+                )
+            ]
         if not self.my_move():
             return []
         if self.turn.stage is Stage.DRAW and self.turn.put_down is not None:
@@ -912,6 +950,12 @@ KEYS: Final[tuple[Row, ...]] = (
         When.BOARD,
         "resign (asks first)",
         lambda ui, key: ui.act(ui.turn.ask(Confirm.RESIGN)),
+    ),
+    Row(
+        ("h",),
+        When.BOARD,
+        "hint: the bot's suggestion, from your view only",
+        lambda ui, key: ui.ask_hint(),
     ),
     Row(("?",), When.BOARD, "the help screen (these keys)", lambda ui, key: ui.show_help()),
     Row(

@@ -3,8 +3,9 @@
 Used when stdin is not a terminal. When it is the player's move, the board is
 printed as text, then one line is read: a turn in the card notation
 (``+r7 deck``, ``-b3 g``, ``play r7, draw deck``) or ``help``, ``board``,
-``resign``, ``quit``. Bad or illegal input gets a one-line explanation and
-the question again. Everything else that happens (the opponent's moves, round
+``hint`` (the bot's suggestion from this player's view), ``resign``,
+``quit``. Bad or illegal input gets a one-line explanation and the question
+again. Everything else that happens (the opponent's moves, round
 results, the final result, a dispute, a lost connection) is printed as it
 comes. End of input quits cleanly, leaving an unfinished match resumable.
 
@@ -39,11 +40,13 @@ HELP_LINES: Final = (
     "  -b3 g              discard b3, take the top card of the green pile",
     "  play gH2, draw r   the long form (a wager is H1, H2 or H3)",
     "  +r7                put r7 down alone; the next line is the draw (deck, or a suit letter)",
-    "other commands: board (show the table again), resign, quit (or end of input)",
+    "other commands: hint (the bot's suggestion, from your cards and the table only),",
+    "  board (show the table again), resign, quit (or end of input)",
 )
 QUIT_WORDS: Final = ("quit", "exit", "q")
 HELP_WORDS: Final = ("help", "?", "h")
 BOARD_WORDS: Final = ("board", "show", "b")
+HINT_WORDS: Final = ("hint",)
 
 
 def input_is_empty(stream: TextIO) -> bool:
@@ -241,6 +244,9 @@ class LineGame:
         if key in BOARD_WORDS:
             self.show_board()
             return None
+        if key in HINT_WORDS:
+            await self._hint()
+            return None
         if key in QUIT_WORDS:
             return self._leave()
         if key == "resign":
@@ -305,6 +311,19 @@ class LineGame:
         deck = "deck" if any(d.from_deck for d in legal) else ""
         self.say(f"{put_down}: now the draw: {deck}{piles}".replace(": , ", ": "))
         return None
+
+    async def _hint(self) -> None:
+        """The bot's suggested turn from this player's view (it sees no hidden card)."""
+        view = self.client.session.view()
+        if view is None or not self.tracker.may_move():
+            self.say("error: it is not your move")
+            return
+        from lcnet.bots import advice  # the bots load only when a hint is asked for
+
+        # A search of a fraction of a second: off the event loop, which keeps the
+        # connection alive meanwhile.
+        hint = await asyncio.to_thread(advice.suggest, view)
+        self.say(advice.hint_text(hint))
 
     async def _resign(self) -> None:
         try:

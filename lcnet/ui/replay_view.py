@@ -11,14 +11,21 @@ their holders knew them.
 
 Keys: Right/Space/n next step, Left/b previous, Home/g first, End/G last,
 PageDown/] next round, PageUp/[ previous round, v switch view
-(host, joiner, both), ? help, q quit.
+(host, joiner, both), a analyze, w next of the worst turns, ? help, q quit.
+
+The analysis (``a``, :mod:`lcnet.analysis`) values each turn of the file's
+owner from what that player knew then, against the bot's choice; it runs in
+a background thread with its progress in the body, and then each of the
+owner's steps shows its verdict under the board.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import textwrap
-from typing import Final
+import threading
+from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -48,8 +55,13 @@ from lcnet.ui.board import (
 from lcnet.ui.fullscreen import Redrawn
 from lcnet.ui.tracker import describe_turn
 
+if TYPE_CHECKING:
+    from lcnet.analysis import MatchAnalysis
+
 STATUS_LINES: Final = 2
 """The audit verdict and the key reminder."""
+BODY_ROWS: Final = 24 - 1 - STATUS_LINES
+"""The body's rows on an 80x24 terminal (below the title, above the status)."""
 HELP_TEXT: Final = """\
 Replay: step through a saved match, checked as lcnet audit checks it.
 
@@ -60,6 +72,9 @@ Replay: step through a saved match, checked as lcnet audit checks it.
                                                       then the one before
   v                   switch the view: the host's hand, the joiner's hand,
                       or both hands open
+  a                   analyze the file owner's turns against the bot's
+                      choices (in the background): verdicts under the board
+  w                   the next of the turns that lost the most
   ?                   this help           q, Esc      quit
 
 A player's hand is shown only for rounds whose seeds were revealed (at the
@@ -197,6 +212,8 @@ class ReplayViewer(Redrawn):
         record: MatchRecord,
         *,
         perspective: Perspective = Perspective.BOTH,
+        owner: Seat | None = None,
+        deals: int | None = None,
         input: Input | None = None,
         output: Output | None = None,
         monochrome: bool | None = None,
@@ -204,8 +221,17 @@ class ReplayViewer(Redrawn):
         super().__init__()
         self.record = record
         self.perspective = perspective
+        self.owner = owner
+        """The seat whose file this is: the one the analysis looks at."""
         self.index = 0
         self.help_open = False
+        self.analysis: MatchAnalysis | None = None
+        self.analysis_note = ""
+        """What the analysis says while it runs, or why it could not."""
+        self.analyzing = False
+        self.deals = deals
+        """Deals per turn of the analysis (``None``: the analysis's default)."""
+        self._stop_analysis = threading.Event()
         self.monochrome = no_color() if monochrome is None else monochrome
         self.app: Application[int] = Application(
             layout=Layout(
@@ -253,6 +279,86 @@ class ReplayViewer(Redrawn):
         self.perspective = self.perspective.next()
         self._changed()
 
+    # -- the analysis
+
+    def start_analysis(self) -> None:
+        """Analyse the owner's turns (in a worker thread), unless it is done or running."""
+        if self.analyzing or self.analysis is not None:
+            return
+        seat = self.owner or self.perspective.seat
+        if seat is None:
+            self.analysis_note = "analysis: choose one player's view with v first"
+            self._changed()
+            return
+        self.analyzing = True
+        self.analysis_note = f"analysis: {seat_label(self.record, seat)}'s turns..."
+        self._changed()
+        loop = asyncio.get_running_loop()
+        threading.Thread(
+            target=self._analyze, args=(seat, loop), name="lcnet-analysis", daemon=True
+        ).start()
+
+    def stop_analysis(self) -> None:
+        self._stop_analysis.set()
+
+    def _analyze(self, seat: Seat, loop: asyncio.AbstractEventLoop) -> None:
+        """The worker thread: the analysis, reported to the screen through ``loop``."""
+        from lcnet import analysis
+        from lcnet.errors import UserError
+
+        label = seat_label(self.record, seat)
+
+        def progress(done: int, total: int) -> None:
+            if self._stop_analysis.is_set():
+                raise _Stopped
+            note = f"analysis: {label}'s turns, {done} of {total} done..."
+            loop.call_soon_threadsafe(self._analysis_update, None, note)
+
+        try:
+            options = {} if self.deals is None else {"deals": self.deals}
+            result = analysis.analyze_record(self.record, seat, on_progress=progress, **options)
+        except _Stopped:
+            return
+        except UserError as exc:
+            loop.call_soon_threadsafe(self._analysis_update, None, f"analysis: {exc}")
+        else:
+            loop.call_soon_threadsafe(self._analysis_update, result, "")
+
+    def _analysis_update(self, result: MatchAnalysis | None, note: str) -> None:
+        if result is not None or not note.endswith("..."):
+            self.analyzing = False
+        self.analysis = result or self.analysis
+        self.analysis_note = note
+        self._changed()
+
+    def next_worst(self) -> None:
+        """Go to the next of the turns the analysis marked (from the first after the last)."""
+        if self.analysis is None:
+            return
+        marked = sorted(t.decision.index for t in self.analysis.worst())
+        later = [i for i in marked if i > self.index]
+        if later or marked:
+            self.go((later or marked)[0])
+
+    def _analysis_lines(self) -> list[str]:
+        if self.analysis is None:
+            return [self.analysis_note] if self.analysis_note else []
+        from lcnet.analysis import verdict_line
+
+        result = self.analysis
+        turn = result.at(self.index)
+        if turn is not None:
+            mark = " (one of the worst)" if turn.worst else ""
+            return [f"bot{mark}: {verdict_line(turn)}"]
+        worst = ", ".join(
+            f"round {t.decision.round} turn {t.decision.turn}" for t in result.worst()
+        )
+        return [
+            f"analysis of {result.player}: {result.agreed} of {len(result.turns)} turns as "
+            f"the bot would; about {result.total_loss:.1f} points lost in all. "
+            + (f"Worst (w goes there): {worst}." if worst else "No turn lost much.")
+        ]
+
     # -- drawing
 
     def _title(self) -> StyleAndTextTuples:
@@ -274,11 +380,21 @@ class ReplayViewer(Redrawn):
                     [("", " The status bar below gives the audit's verdict.")],
                 ]
             )
-        return join_lines(position_lines(self.record, position, self.perspective))
+        lines = position_lines(self.record, position, self.perspective)
+        notes = [
+            row
+            for text in self._analysis_lines()
+            for row in textwrap.wrap(text, SCREEN_WIDTH - 2, break_on_hyphens=False)
+        ]
+        room = BODY_ROWS - len(lines) - 1
+        if notes and room > 0:
+            lines.append([])
+            lines.extend([("class:notice", f" {row}")] for row in notes[:room])
+        return join_lines(lines)
 
     def _status(self) -> StyleAndTextTuples:
         verdict = textwrap.shorten(f"audit: {self.record.verdict.summary}", SCREEN_WIDTH - 2)
-        keys = "arrows step  PgUp/PgDn round  Home/End  v view  ? help  q quit "
+        keys = "arrows step  PgUp/PgDn round  v view  a analyze  ? help  q quit "
         return [
             ("class:status.turn", f" {verdict:<{SCREEN_WIDTH - 1}}"),
             ("", "\n"),
@@ -332,6 +448,16 @@ class ReplayViewer(Redrawn):
             """Switch between the host's view, the joiner's view and both hands open."""
             self.switch_view()
 
+        @kb.add("a")
+        def _analyze(event: KeyPressEvent) -> None:
+            """Analyse the owner's turns against the bot's choices (in the background)."""
+            self.start_analysis()
+
+        @kb.add("w")
+        def _worst(event: KeyPressEvent) -> None:
+            """Go to the next of the turns that lost the most."""
+            self.next_worst()
+
         @kb.add("?")
         @kb.add("f1")
         def _help(event: KeyPressEvent) -> None:
@@ -364,12 +490,24 @@ class ReplayViewer(Redrawn):
         return kb
 
 
+class _Stopped(Exception):
+    """The viewer closed while its analysis ran: the worker thread ends early."""
+
+
 def view_replay(
     record: MatchRecord,
     *,
     perspective: Perspective = Perspective.BOTH,
+    owner: Seat | None = None,
     input: Input | None = None,
     output: Output | None = None,
 ) -> int:
-    """Show ``record`` full screen until the user quits (exit code 0)."""
-    return ReplayViewer(record, perspective=perspective, input=input, output=output).app.run()
+    """Show ``record`` full screen until the user quits (exit code 0).
+
+    ``owner`` is the seat whose file it is (the one the ``a`` analysis looks at).
+    """
+    viewer = ReplayViewer(record, perspective=perspective, owner=owner, input=input, output=output)
+    try:
+        return viewer.app.run()
+    finally:
+        viewer.stop_analysis()

@@ -56,6 +56,7 @@ class Do(enum.Enum):
     EXIT = "leave the match now"
     RESIGN = "send the resignation"
     HELP = "open the help screen"
+    HINT = "ask the bot for a hint"
 
 
 Effect = Say | Send | Do
@@ -244,13 +245,15 @@ class TurnInput:
     # -- typed commands
 
     def run_command(self, text: str) -> list[Effect]:
-        """A typed command: a turn, a put-down (then a draw), help, resign or quit."""
+        """A typed command: a turn, a put-down (then a draw), help, hint, resign or quit."""
         words = text.strip()
         key = words.lower()
         if not words:
             return []
         if key in ("help", "?", "h"):
             return [Do.HELP]
+        if key == "hint":
+            return [Do.HINT]
         if key in ("quit", "q", "exit"):
             return self.ask(Confirm.QUIT)
         if key == "resign":

@@ -1,0 +1,178 @@
+"""The teaching advice: the bot's hint for a view, and verdicts on turns played."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from lcnet import replay
+from lcnet.bots import advice
+from lcnet.bots.commitment import committed_turns
+from lcnet.cards import Card, Suit, parse_cards
+from lcnet.engine import Phase, Turn, View
+from lcnet.replaylog import read_replay
+from lcnet.seat import Seat
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "replays" / "sample-complete-host.lcnet"
+DEALS = 12
+"""A small budget: the tests check behaviour, not the quality of the estimate."""
+
+
+@pytest.fixture(scope="module")
+def record() -> replay.MatchRecord:
+    return replay.load_contents(read_replay(SAMPLE))
+
+
+def owner_steps(record: replay.MatchRecord) -> list[tuple[View, Turn]]:
+    return [(d.view, d.played) for d in replay.decisions(record, Seat.HOST)]
+
+
+def opening_view(hand: str, *, draw_pile: int = 44) -> View:
+    """A round's first turn for seat 0, holding ``hand``, with an empty table."""
+    empty = tuple(() for _ in range(5))
+    return View(
+        seat=0,
+        suit_count=5,
+        hand=tuple(parse_cards(hand)),
+        expeditions=(empty, empty),
+        discard_piles=empty,
+        draw_pile_size=draw_pile,
+        opponent_hand_size=8,
+        opponent_known=frozenset(),
+        hand_public=frozenset(),
+        to_move=0,
+        phase=Phase.PUT_DOWN,
+        discarded_this_turn=None,
+    )
+
+
+def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
+    record: replay.MatchRecord,
+) -> None:
+    for view, _played in owner_steps(record)[::9]:
+        hint = advice.suggest(view, deals=DEALS)
+        assert hint.turn in committed_turns(view)
+        assert hint.reason and "\n" not in hint.reason
+
+
+def test_a_hint_is_the_same_for_the_same_seed_and_reads_no_hidden_card(
+    record: replay.MatchRecord,
+) -> None:
+    """Two tables that differ only in the opponent's hidden hand give one view and one hint."""
+    position = next(
+        p
+        for p in record.positions
+        if p.hands_known and p.turn > 4 and p.table.to_move == int(Seat.HOST)
+    )
+    table = position.table.copy()
+    other = table.copy()
+    hidden = [
+        c
+        for c in other.hand(int(Seat.JOINER))
+        if c not in other.public_hand_cards(int(Seat.JOINER))
+    ]
+    for mine, pile in zip(hidden, other.draw_pile(), strict=False):
+        other.exchange(mine, pile)
+    assert sorted(other.hand(int(Seat.JOINER))) != sorted(table.hand(int(Seat.JOINER)))
+    view, same = table.view(int(Seat.HOST)), other.view(int(Seat.HOST))
+    assert view == same
+    assert advice.suggest(view, seed=5, deals=DEALS) == advice.suggest(same, seed=5, deals=DEALS)
+
+
+def test_advice_needs_the_holders_turn() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    waiting = replace(view, to_move=1)
+    with pytest.raises(ValueError, match="to put down"):
+        advice.suggest(waiting)
+    with pytest.raises(ValueError, match="deals"):
+        advice.suggest(view, deals=0)
+
+
+def test_a_high_card_that_blocks_your_own_lower_cards_loses_points() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    blocking = Turn.parse("+r10 deck")
+    [verdict] = advice.analyze([(view, blocking)], deals=DEALS)
+    assert verdict.played == blocking
+    assert verdict.choice != blocking
+    assert verdict.loss >= 10
+    assert verdict.loss == pytest.approx(verdict.choice_value - verdict.played_value)
+    assert not verdict.agrees
+
+
+def test_the_bots_own_choice_loses_nothing() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    hint = advice.suggest(view, deals=DEALS)
+    [verdict] = advice.analyze([(view, hint.turn)], deals=DEALS)
+    assert verdict.choice == hint.turn and verdict.loss == 0 and verdict.agrees
+    assert verdict.choice_value == pytest.approx(hint.value)
+
+
+def test_analyze_gives_one_verdict_per_step_in_order_with_progress(
+    record: replay.MatchRecord,
+) -> None:
+    steps = owner_steps(record)[:6]
+    seen: list[tuple[int, int]] = []
+    verdicts = advice.analyze(steps, deals=4, on_progress=lambda d, t: seen.append((d, t)))
+    assert [v.index for v in verdicts] == list(range(6))
+    assert [v.played for v in verdicts] == [turn for _view, turn in steps]
+    assert all(v.loss >= 0 for v in verdicts)
+    assert seen == [(n, 6) for n in range(1, 7)]
+    assert advice.analyze(steps, deals=4) == verdicts  # deterministic
+
+
+@pytest.mark.parametrize(
+    ("hand", "turn", "expected"),
+    [
+        (
+            "r4 r5 r6 r7 r8 r9 r10 y2",
+            "+r4 deck",
+            "open your red expedition with r4 (you hold r5 r6 r7 r8 r9 r10); "
+            "draw from the draw pile",
+        ),
+        (
+            "r4 r5 r6 r7 r8 r9 r10 y2",
+            "-y2 deck",
+            "discard y2: yellow is not worth opening (you hold 2 points of it); "
+            "draw from the draw pile",
+        ),
+        (
+            "rH1 r5 r6 r7 r8 r9 r10 yH2",
+            "-yH2 deck",
+            "discard yH2: you hold no yellow cards to back the wager; draw from the draw pile",
+        ),
+        (
+            "rH1 r5 r6 r7 r8 r9 r10 yH2",
+            "+rH1 deck",
+            "play the wager rH1 on your red expedition (you hold r5 r6 r7 r8 r9 r10); "
+            "draw from the draw pile",
+        ),
+    ],
+)
+def test_the_reason_says_what_the_turn_does(hand: str, turn: str, expected: str) -> None:
+    assert advice.reason(opening_view(hand), Turn.parse(turn)) == expected
+
+
+def test_late_in_the_round_the_reason_says_so() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=3)
+    assert advice.reason(view, Turn.parse("-y2 deck"), 4.0) == (
+        "discard y2: it is too late in the round to open yellow; "
+        "draw from the draw pile: it runs the round down while you lead "
+        "(estimated round margin: +4)"
+    )
+
+
+def test_the_reason_names_a_pile_card_that_extends_an_expedition() -> None:
+    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    piles = list(view.discard_piles)
+    piles[Suit.GREEN] = (Card(Suit.GREEN, 6),)
+    mine = list(view.expeditions[0])
+    mine[Suit.GREEN] = (Card(Suit.GREEN, 3),)
+    view = replace(view, discard_piles=tuple(piles), expeditions=(tuple(mine), view.expeditions[1]))
+    text = advice.reason(view, Turn.parse("+r4 g"), 12.4)
+    assert text.endswith(
+        "take g6 from the green pile: it extends your green expedition "
+        "(estimated round margin: +12)"
+    )
