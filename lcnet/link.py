@@ -203,7 +203,11 @@ class Link:
     # -- time
 
     def next_deadline(self) -> float:
-        """When :meth:`tick` next has something to do (tick earlier, and it does nothing)."""
+        """When :meth:`tick` next has something to do (tick earlier, and it does nothing):
+        never (infinity) once the link is closed, since a closed link's tick does nothing
+        and so never moves this deadline on (a deadline in the past would be due forever)."""
+        if self.closed:
+            return math.inf
         if self._redial_at is not None:
             return min(self._next_tick, self._redial_at)
         return self._next_tick

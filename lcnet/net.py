@@ -602,7 +602,8 @@ class NetPeer:
         if joiner:
             self._endpoint = _connected_endpoint(self._sock)
         try:
-            while True:
+            # A closed link (the side failed) has nothing more to time: the loop ends.
+            while not self._link.closed:
                 wait = max(0.0, self._link.next_deadline() - self._clock())
                 if monitor is None:
                     await asyncio.sleep(wait)
@@ -672,7 +673,14 @@ def _connected_endpoint(sock: zmq.asyncio.Socket) -> str | None:
 
 
 async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
-    """Whether a monitor event is waiting, or arrives within ``seconds``."""
+    """Whether a monitor event is waiting, or arrives within ``seconds``.
+
+    Always lets the event loop run once: a poll without a timeout (``seconds``
+    under a millisecond) gives an already-done future, whose ``await`` does not
+    yield, so a caller looping on it would starve every other task (the UI, the
+    timers that would end the wait) for as long as it loops.
+    """
+    await asyncio.sleep(0)
     if await monitor.poll(timeout=int(seconds * 1000)):
         return True
     # The poll's own timer may have fired late (a busy event loop): look once more.

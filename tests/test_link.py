@@ -8,6 +8,8 @@ status, the pacing of ``sync`` frames and the limit on resends are here.
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,6 +124,8 @@ def test_failing_ends_the_match_and_closes_the_link() -> None:
     assert link.heard(later, THEIR_TURN) == []
     assert link.stepped(later, OVER) == []
     assert link.gap(later, THEIR_TURN) == []
+    # Nothing more to time: a deadline left in the past would be due forever.
+    assert link.next_deadline() == math.inf
     assert link.resign(OUR_TURN) == []
     assert link.sync_received(later, THEIR_TURN, have=0, same_head=False) == []
     assert link.status is Status.OVER
@@ -394,7 +398,17 @@ def test_a_failed_link_never_redials() -> None:
 EVENTS = st.lists(
     st.tuples(
         st.sampled_from(
-            ["tick", "heard", "stepped", "gap", "sync", "connected", "disconnected", "resign"]
+            [
+                "tick",
+                "heard",
+                "stepped",
+                "gap",
+                "sync",
+                "connected",
+                "disconnected",
+                "resign",
+                "fail",
+            ]
         ),
         st.floats(min_value=0.0, max_value=3.0),
         st.sampled_from([NEW, Match(frames=1), THEIR_TURN, OUR_TURN, OVER]),
@@ -430,8 +444,11 @@ def test_in_any_order_of_events_the_limits_hold(
             actions = link.connected(now, match)
         elif kind == "disconnected":
             actions = link.disconnected(now)
+        elif kind == "fail":
+            actions = link.fail()
         else:
             actions = link.resign(match)
+        # After a tick the next deadline is ahead (never, once the link failed).
         assert link.next_deadline() > now or kind != "tick"
         for action in actions:
             if isinstance(action, Resend):

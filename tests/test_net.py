@@ -22,6 +22,7 @@ from lcnet.seat import Seat
 from lcnet.session import Phase
 from tests.netutil import (
     DEADLINE,
+    FAST,
     HOST_TIMING_ARGS,
     LOOPBACK,
     TIMING_ARGS,
@@ -353,6 +354,41 @@ def test_a_peer_of_another_protocol_version_is_refused_clearly(tmp_path: Path) -
             await host.peer.aclose()
             ctx.term()
         assert host.session.sealed
+
+    asyncio.run(main())
+
+
+def test_a_failed_joiner_stops_its_timers_and_the_event_loop_goes_on(tmp_path: Path) -> None:
+    """Once a side failed (here a joiner refusing a known name's new key), its link
+    is closed and has nothing more to time. Its pump loop used to go on with a
+    deadline in the past: a monitor poll without a timeout, whose ``await`` never
+    yields, in a loop that starved every other task of the program for good (the
+    full-screen UI, and the timers that would have ended the wait)."""
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        known = tmp_path / "known"
+        other = bytes(nacl.signing.SigningKey(b"\x33" * 32).verify_key)
+        identity.check_peer("local host", other, known)
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=50)
+        joiner = local_joiner(
+            tmp_path / "j", ctx, port, seed=51, peer_check=identity.tofu_check(known)
+        )
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            async with asyncio.timeout(DEADLINE):
+                while joiner.peer.failure is None:
+                    await joiner.peer.next_update()
+            _, pump = joiner.peer._tasks  # the receive loop and the pump loop
+            # Past the link's next ping: the loop runs timers, and the pump has ended.
+            await asyncio.wait_for(asyncio.sleep(3 * FAST.ping_interval), DEADLINE)
+            assert pump.done()
+        finally:
+            await joiner.peer.aclose()
+            await host.peer.aclose()
+            ctx.term()
+        assert isinstance(joiner.peer.failure, net.KeyChanged)
 
     asyncio.run(main())
 

@@ -55,6 +55,16 @@ def played(tmp_path: Path, **options: Any) -> Table:
     return table
 
 
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """One honest match played to its end, shared by the tests that only read it
+    (its transcript, keys and files): playing one costs about as much as the
+    test itself. A test that feeds either session anything plays its own."""
+    table = played(tmp_path_factory.mktemp("honest"))
+    table.close()
+    return table
+
+
 def raws(session: Session) -> list[bytes]:
     return [frame.raw for frame in session.chain]
 
@@ -131,8 +141,8 @@ A_SCALAR = hashing.global_scalar(b"\x07" * 32)
 # ------------------------------------------------ §6.2 auditing: FRAME records
 
 
-def test_a_complete_honest_match_is_valid(tmp_path: Path) -> None:
-    table = played(tmp_path)
+def test_a_complete_honest_match_is_valid(honest: Table) -> None:
+    table = honest
     assert table.audit(HOST).kind is VALID
 
 
@@ -160,10 +170,10 @@ BAD_RECORDS: dict[str, Callable[[Table, list[bytes], int], bytes]] = {
 
 @pytest.mark.parametrize("kind", sorted(BAD_RECORDS))
 def test_a_bad_frame_record_is_invalid_with_no_signer_and_ends_the_audit(
-    tmp_path: Path, kind: str
+    honest: Table, kind: str
 ) -> None:
     """§6.2 Auditing: steps 1–5 failing on a FRAME record prove nothing against anyone."""
-    table = played(tmp_path)
+    table = honest
     frames = raws(table.host)
     index = 6
     bad = BAD_RECORDS[kind](table, frames, index)
@@ -254,8 +264,8 @@ def test_a_signed_frame_off_the_chain_is_dropped_live_and_proves_nothing() -> No
 # --------------------------------------------------- §3.7 and §5.4: the ack
 
 
-def test_an_ack_carries_no_position_and_its_key_is_for_the_next_draw(tmp_path: Path) -> None:
-    table = played(tmp_path)
+def test_an_ack_carries_no_position_and_its_key_is_for_the_next_draw(honest: Table) -> None:
+    table = honest
     frames = raws(table.host)
     index = seq_of(table.host, "ack", lambda m: isinstance(m, wire.Ack) and m.key is not None)
     observer = Session.observer()
@@ -276,8 +286,8 @@ def test_an_ack_carries_no_position_and_its_key_is_for_the_next_draw(tmp_path: P
 
 
 @pytest.mark.parametrize("length", [60 * 32 + 1, 60 * 32 - 31, 61 * 32, 59 * 32, 0])
-def test_a_points_field_of_a_wrong_length_fails_the_schema(tmp_path: Path, length: int) -> None:
-    table = played(tmp_path)
+def test_a_points_field_of_a_wrong_length_fails_the_schema(honest: Table, length: int) -> None:
+    table = honest
     frames = raws(table.host)
     index = seq_of(table.host, "pass")
     bad = _reheadered(table, frames, index, points=(bytes(range(256)) * 10)[:length])
@@ -401,8 +411,8 @@ def test_a_false_dispute_with_an_honest_seed_proves_nothing(tmp_path: Path) -> N
 # ------------------------------------------------------ §6.4: EVIDENCE records
 
 
-def test_evidence_must_follow_the_transcript_frame_at_seq_minus_1(tmp_path: Path) -> None:
-    table = played(tmp_path)
+def test_evidence_must_follow_the_transcript_frame_at_seq_minus_1(honest: Table) -> None:
+    table = honest
     frames = raws(table.host)
     gid = table.host.game_id
     position = 4  # the joiner's commitment

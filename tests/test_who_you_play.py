@@ -67,7 +67,7 @@ def full_screen(monkeypatch: pytest.MonkeyPatch, scenario: Scenario) -> None:
             finally:
                 if not task.done():
                     ui.app.exit(result=-1)
-                    await task
+                    await asyncio.wait_for(task, TIMEOUT)
 
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
