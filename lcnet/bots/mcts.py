@@ -2,11 +2,11 @@
 
 What the bot does not know (the opponent's hidden cards and the order of the
 draw pile) it samples: a *determinization* is a full round consistent with
-its view (:class:`~lcnet.bots.fastsim.Determinizer`), so the search reads no
+its view (:class:`~lcnet.bots.sim.Determinizer`), so the search reads no
 hidden information. The search is an information-set search at the root:
 
 * **Candidates.** The root's actions are whole turns (put-down and draw).
-  The greedy heuristic (:func:`~lcnet.bots.fastsim.rank_turns`) ranks every
+  The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
   (the heuristic's own choice always among them) as priors.
 * **Simulations.** A simulation makes one candidate turn in one
@@ -14,7 +14,7 @@ hidden information. The search is an information-set search at the root:
   turns (to the end of the round once the draw pile is small, where a
   playout is cheap and the evaluation least exact), and scores the result
   as the bot's estimated final score minus the opponent's
-  (:func:`~lcnet.bots.fastsim.evaluate`; exact at the end of the round).
+  (:func:`~lcnet.bots.policy.evaluate`; exact at the end of the round).
   Random playouts are weak in Lost Cities; the heuristic is the model of
   both players.
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
@@ -42,15 +42,8 @@ from collections.abc import Callable
 from typing import Final
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.bots.fastsim import (
-    NO_DRAW_PILE,
-    Determinizer,
-    SimTurn,
-    evaluate,
-    policy_turn,
-    rank_turns,
-    rollout,
-)
+from lcnet.bots.policy import evaluate, policy_turn, rank_turns, rollout
+from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, SimTurn
 from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
 from lcnet.errors import UserError
 
