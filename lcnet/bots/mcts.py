@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import random
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.bots.policy import evaluate, policy_turn, rank_turns, rollout
+from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, evaluate, policy_turn, rank_turns, rollout
 from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, SimTurn
 from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
 from lcnet.errors import UserError
@@ -61,6 +61,9 @@ ENDGAME_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, simulations play to the end of the
 round: few turns are left, so it is cheap, and the exact score replaces the
 evaluation where timing matters most."""
+SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
+"""The heuristic's numbers in the search: its candidates, both players in
+its simulations, and the evaluation at their end."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
 MAX_ITERATIONS: Final = 10_000_000
@@ -113,16 +116,18 @@ class MctsBot:
         self,
         rng: random.Random,
         clock: Callable[[], float] = _time.perf_counter,
+        weights: Weights = SEARCH_WEIGHTS,
         /,
         **options: str,
     ) -> None:
         self._rng = rng
         self._clock = clock
-        unknown = set(options) - {"iterations", "time", "candidates", "depth"}
+        self.weights = weights
+        unknown = set(options) - {"iterations", "time", "candidates", "depth", "endgame"}
         if unknown:
             raise UserError(
                 f"unknown mcts option(s) {', '.join(sorted(unknown))}: "
-                "use iterations, time, candidates, depth"
+                "use iterations, time, candidates, depth, endgame"
             )
         self.iterations: int | None = None
         self.time: float | None = None
@@ -138,6 +143,9 @@ class MctsBot:
         self.depth = DEFAULT_DEPTH
         if "depth" in options:
             self.depth = _parse_int("depth", options["depth"], 0, 1000)
+        self.endgame = ENDGAME_DRAW_PILE
+        if "endgame" in options:
+            self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
         self.last_simulations = 0
 
     def choose_turn(self, view: View) -> Turn:
@@ -148,7 +156,7 @@ class MctsBot:
         self.last_simulations = 0
         if len(candidates) == 1:
             return _turn(candidates[0])
-        depth = 10_000 if view.draw_pile_size <= ENDGAME_DRAW_PILE else self.depth
+        depth = self._depth(view)
         me = view.seat
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
@@ -170,8 +178,8 @@ class MctsBot:
                 for i in alive:
                     played = sim.copy()
                     played.apply(candidates[i])
-                    rollout(played, depth)
-                    totals[i] += evaluate(played, me)
+                    rollout(played, depth, self.weights)
+                    totals[i] += evaluate(played, me, self.weights)
                 self.last_simulations += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
@@ -184,16 +192,49 @@ class MctsBot:
             alive = alive[: max(1, len(alive) // 2)]
         return _turn(candidates[alive[0]])
 
+    def _depth(self, view: View) -> int:
+        return 10_000 if view.draw_pile_size <= self.endgame else self.depth
+
+    def evaluate_turns(self, view: View, turns: Sequence[Turn]) -> list[float]:
+        """The expected final score difference (this seat's minus the
+        opponent's) after each of ``turns`` (legal turns in ``view``), all
+        estimated on the same sampled deals, the way the search compares
+        its candidates. The bot's budget is spread over the turns: with
+        ``iterations=N``, N simulations in all (at least one deal); with a
+        time budget, deals until it is spent (at least one)."""
+        if not turns:
+            return []
+        start = self._clock()
+        determinizer = Determinizer(view)
+        moves = [_sim_turn(t) for t in turns]
+        depth = self._depth(view)
+        me = view.seat
+        totals = [0.0] * len(moves)
+        deals = 0
+        while True:
+            sim = determinizer.sample(self._rng)
+            for i, move in enumerate(moves):
+                played = sim.copy()
+                played.apply(move)
+                rollout(played, depth, self.weights)
+                totals[i] += evaluate(played, me, self.weights)
+            deals += 1
+            if self.iterations is not None and deals * len(moves) >= self.iterations:
+                break
+            if self.time is not None and self._clock() - start >= self.time:
+                break
+        return [total / deals for total in totals]
+
     def _candidates(self, view: View, determinizer: Determinizer) -> list[SimTurn]:
         """The heuristic's own turn first, then its next best ones, all
         keeping the commitment rule."""
         allowed = {_sim_turn(t) for t in committed_turns(view)}
         canonical = determinizer.canonical()
         chosen: list[SimTurn] = []
-        own = policy_turn(canonical)
+        own = policy_turn(canonical, self.weights)
         if own in allowed:
             chosen.append(own)
-        ranked = sorted(rank_turns(canonical), key=lambda scored: -scored[0])
+        ranked = sorted(rank_turns(canonical, self.weights), key=lambda scored: -scored[0])
         for _, cid, discard, draw in ranked:
             if len(chosen) >= self.candidates:
                 break
