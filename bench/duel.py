@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -64,11 +65,26 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     jobs = [(args.a, args.b, args.seed, i, args.suits) for i in range(args.deals)]
+    results: list[tuple[int, int, float, int]] = []
+
+    def progress(result: tuple[int, int, float, int]) -> None:
+        results.append(result)
+        if len(results) % 10 == 0:
+            done = [m for pair in results for m in pair[:2]]
+            print(
+                f"  {len(results)} deals: wins {sum(m > 0 for m in done)}/{len(done)}, "
+                f"margin {sum(done) / len(done):+.1f}",
+                file=sys.stderr,
+                flush=True,
+            )
+
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
-            results = list(pool.map(play_deal, *zip(*jobs, strict=True)))
+            for result in pool.map(play_deal, *zip(*jobs, strict=True)):
+                progress(result)
     else:
-        results = [play_deal(*job) for job in jobs]
+        for job in jobs:
+            progress(play_deal(*job))
     margins = [m for pair in results for m in pair[:2]]
     rounds = len(margins)
     wins = sum(m > 0 for m in margins)

@@ -1,22 +1,25 @@
-"""The mcts bot: a Monte Carlo search over determinizations of its view.
+"""The mcts bot (the ``hard`` level): a Monte Carlo search over determinizations of its view.
 
 What the bot does not know (the opponent's hidden cards and the order of the
 draw pile) it samples: a *determinization* is a full round consistent with
 its view (:class:`~lcnet.bots.sim.Determinizer`), so the search reads no
-hidden information. The search is an information-set search at the root:
+hidden information. Cards the opponent took from a discard pile and has not
+played are public (``View.opponent_known``) and are always in its sampled
+hand. The search is an information-set search at the root:
 
 * **Candidates.** The root's actions are whole turns (put-down and draw).
   The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
   (the heuristic's own choice always among them) as priors.
 * **Simulations.** A simulation makes one candidate turn in one
-  determinization, lets the heuristic play both sides for ``depth`` more
-  turns (to the end of the round once the draw pile is small, where a
-  playout is cheap and the evaluation least exact), and scores the result
-  as the bot's estimated final score minus the opponent's
-  (:func:`~lcnet.bots.policy.evaluate`; exact at the end of the round).
-  Random playouts are weak in Lost Cities; the heuristic is the model of
-  both players.
+  determinization and lets the heuristic play both sides to the end of the
+  round (``depth`` turns at most, by default all of them), then scores the
+  bot's final score minus the opponent's: exact, so the evaluation of
+  unfinished expeditions and the tempo of the last turns (who draws the
+  last card, who is left holding cards) come from the game itself rather
+  than from the heuristic's estimate (:func:`~lcnet.bots.policy.evaluate`
+  is used only when ``depth`` cuts a simulation short). Random playouts are
+  weak in Lost Cities; the heuristic is the model of both players.
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -24,14 +27,14 @@ hidden information. The search is an information-set search at the root:
   The survivor is played.
 
 The tree is one level deep: the root's information set and its candidate
-turns. At 0.1 s a move there are a few hundred simulations, too few to value
-the replies below each candidate; the heuristic stands in for both players
-there, and the simulations all go to comparing the candidates.
+turns. docs/BOTS.md explains the choices and the measurements behind them.
 
 Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
-Without either, the default is :data:`DEFAULT_TIME` seconds per move.
+Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
+capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
+machine, and never more than about a second on a slow or busy one.
 """
 
 from __future__ import annotations
@@ -47,20 +50,24 @@ from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, SimTurn
 from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
 from lcnet.errors import UserError
 
+DEFAULT_ITERATIONS: Final = 250
+"""Simulations per move when no budget is given: about 0.2 s a move on one
+core of the development machine (docs/BOTS.md)."""
 DEFAULT_TIME: Final = 0.9
-"""Seconds per move when no budget is given: the "at most 1 s" a human player
+"""The time cap when no budget is given: the "at most 1 s" a human player
 meets, less a margin for the set-up and the last batch of simulations."""
 DEFAULT_CANDIDATES: Final = 4
 """Root candidates: the heuristic's best turns. Its choice is usually among
 its top few, and every extra candidate thins the simulations of the others."""
-DEFAULT_DEPTH: Final = 2
-"""Turns the heuristic plays after the candidate before the evaluation: the
-opponent's reply (which shows whether a discard feeds it) and the bot's next
-turn. Deeper playouts cost more and add noise faster than accuracy."""
+DEFAULT_DEPTH: Final = 1000
+"""Turns the heuristic plays after the candidate before the evaluation: by
+default more than any round has, i.e. to the end of the round (docs/BOTS.md:
+full playouts beat two-turn playouts with a heuristic evaluation on the same
+deals, at twice the cost per simulation)."""
 ENDGAME_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, simulations play to the end of the
-round: few turns are left, so it is cheap, and the exact score replaces the
-evaluation where timing matters most."""
+round whatever ``depth`` says: few turns are left, so it is cheap, and the
+exact score replaces the evaluation where timing matters most."""
 SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
 """The heuristic's numbers in the search: its candidates, both players in
 its simulations, and the evaluation at their end."""
@@ -136,6 +143,7 @@ class MctsBot:
         if "time" in options:
             self.time = _parse_seconds(options["time"])
         if self.iterations is None and self.time is None:
+            self.iterations = DEFAULT_ITERATIONS
             self.time = DEFAULT_TIME
         self.candidates = DEFAULT_CANDIDATES
         if "candidates" in options:
