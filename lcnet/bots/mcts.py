@@ -111,9 +111,11 @@ class MctsBot:
     """Searches the heuristic's best turns over sampled determinizations.
 
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
-    ``time``, ``candidates``, ``depth``. ``clock`` (positional) is what the
-    time budget is measured with. After each move :attr:`last_simulations`
-    says how many simulations it ran.
+    ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
+    which simulations always play to the end). ``clock`` (positional) is
+    what the time budget is measured with, ``weights`` (positional, for
+    experiments) the heuristic's numbers. After each move
+    :attr:`last_simulations` says how many simulations it ran.
     """
 
     name = "mcts"
