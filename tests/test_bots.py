@@ -6,12 +6,13 @@ Behaviour only: no test looks at a clock (the search's clock is a fake).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 
 import pytest
 
-from lcnet.bots import Bot, make_bot
+from lcnet.bots import BOTS, LEVELS, Bot, make_bot
 from lcnet.bots.commitment import committed_turns
 from lcnet.bots.fastsim import (
     NO_DRAW_PILE,
@@ -36,6 +37,9 @@ SEARCH = "mcts:iterations=12"
 
 BOT_SPECS = ("random", "greedy", SEARCH)
 
+LEVEL_SPECS = ("easy", "medium", "hard:iterations=12")
+"""The levels, the search with a test-sized budget."""
+
 
 def play_round(bots: list[Bot], seed: int, suits: int = 5) -> Round:
     """A whole round between ``bots`` (seat 0, seat 1), failing on a stall."""
@@ -52,9 +56,9 @@ def play_round(bots: list[Bot], seed: int, suits: int = 5) -> Round:
 
 
 @pytest.mark.parametrize("suits", [5, 6])
-@pytest.mark.parametrize("spec", ["greedy", SEARCH])
+@pytest.mark.parametrize("spec", ["greedy", "easy", SEARCH])
 def test_every_turn_is_legal_and_keeps_the_commitment_rule(spec: str, suits: int) -> None:
-    rounds = 6 if spec == "greedy" else 2
+    rounds = 2 if spec == SEARCH else 6
     for seed in range(rounds):
         bot = make_bot(spec, seed)
         opponent = make_bot("random", seed + 100)
@@ -214,6 +218,21 @@ def test_greedy_does_not_open_an_expedition_on_its_last_turns() -> None:
     assert turn.put_down.discard or turn.put_down.card.suit == Suit.RED
 
 
+GREEDY_GAMES_DIGEST = "da8736e892538431ff099cc228bfb7df90c5c3d31971407b1aaf51217df26ff0"
+"""The moves of 40 seeded rounds of greedy (against random and itself), as
+played before the heuristic moved out of ``fastsim``: greedy is the yardstick
+the other bots' strength is measured against, so its play must not drift."""
+
+
+def test_greedy_plays_exactly_as_it_always_has() -> None:
+    digest = hashlib.sha256()
+    for seed in range(40):
+        bots = [make_bot("greedy", 0), make_bot("random" if seed % 2 else "greedy", seed)]
+        r = play_round(bots, seed, suits=5 + seed % 2)
+        digest.update(" ".join(str(m) for m in r.move_stack).encode() + b"\n")
+    assert digest.hexdigest() == GREEDY_GAMES_DIGEST
+
+
 def test_greedy_takes_no_options() -> None:
     with pytest.raises(UserError):
         make_bot("greedy:depth=3")
@@ -283,9 +302,9 @@ def test_mcts_stops_at_whichever_budget_comes_first() -> None:
     assert bot.last_simulations <= 20 + 4  # the last deal may finish its candidates
 
 
-def test_mcts_default_budget_is_at_most_a_second_of_time() -> None:
+def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> None:
     bot = MctsBot(random.Random(1))
-    assert bot.iterations is None
+    assert bot.iterations is not None and bot.iterations > 0
     assert bot.time is not None and 0 < bot.time <= 1.0
 
 
@@ -317,6 +336,16 @@ def test_every_pairing_finishes_its_rounds(first: str, second: str) -> None:
         bots = [make_bot(first, seed), make_bot(second, seed + 50)]
         r = play_round(bots, seed, suits)
         assert r.is_over
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), list(itertools.combinations_with_replacement(LEVEL_SPECS, 2))
+)
+def test_every_pairing_of_levels_finishes_its_rounds(first: str, second: str) -> None:
+    rounds = 2 if "hard" in first + second else 12
+    for seed in range(rounds):
+        bots = [make_bot(first, seed), make_bot(second, seed + 50)]
+        assert play_round(bots, seed, suits=5 + seed % 2).is_over
 
 
 def test_greedy_mirror_rounds_end_even_with_pile_draws() -> None:
@@ -375,3 +404,76 @@ def test_deck_draws_follow_each_players_stream() -> None:
         sim.apply((card.id, True, NO_DRAW_PILE))
         assert sorted(sim.hands[p]) == sorted(c.id for c in r.hand(p))
     assert sim.deck_size == r.draw_pile_size
+
+
+# ------------------------------------------------------------------ levels
+
+
+def test_the_levels_are_bots_weakest_first_with_a_description() -> None:
+    assert list(LEVELS) == ["easy", "medium", "hard"]
+    for name, description in LEVELS.items():
+        assert name in BOTS
+        assert description and "\n" not in description
+    assert isinstance(make_bot("medium"), GreedyBot)
+    assert isinstance(make_bot("hard"), MctsBot)
+    assert isinstance(make_bot("mcts"), MctsBot)
+
+
+def test_easy_is_deterministic_and_takes_no_options() -> None:
+    view = positions(seed=6, count=1)[0][0].view(positions(seed=6, count=1)[0][1])
+    assert make_bot("easy", 1).choose_turn(view) == make_bot("easy", 2).choose_turn(view)
+    with pytest.raises(UserError):
+        make_bot("easy:depth=3")
+
+
+def test_easy_forgets_what_the_opponent_collects() -> None:
+    # Every card in hand is dead for the bot; g9 is the one the opponent's
+    # green (a wager, 3, 4) still takes. Greedy keeps it; the beginner does not care.
+    view = table_view(
+        "g9 r2 r3 r4 r5 r6 r7 r8",
+        mine="g10 r10",
+        theirs="gH1 g3 g4 r9",
+        draw_pile=20,
+    )
+    assert greedy_turn(view).put_down != PutDown.parse("discard g9")
+    assert make_bot("easy").choose_turn(view).put_down == PutDown.parse("discard g9")
+
+
+def test_hard_with_an_iteration_budget_is_deterministic() -> None:
+    def game() -> list[Move]:
+        r = play_round([make_bot("hard:iterations=16", 11), make_bot("easy", 12)], seed=8)
+        return r.move_stack
+
+    assert game() == game()
+
+
+def test_evaluate_turns_ranks_the_last_turn_points_above_a_discard() -> None:
+    view = table_view(
+        "r9 y2 y3 b2 b3 w2 w3 g2",
+        mine="r4 r5 r6 r7 r8 y6 b7 w8",
+        theirs="y8 b9 w10 g9",
+        draw_pile=1,
+    )
+    bot = MctsBot(random.Random(1), iterations="30")
+    play = Turn(PutDown.parse("play r9"), Draw(None))
+    discard = Turn(PutDown.parse("discard r9"), Draw(None))
+    values = bot.evaluate_turns(view, [play, discard])
+    # The round ends with this turn: the values are exact score differences.
+    mine = sum(expedition_value(e) for e in view.expeditions[0])
+    theirs = sum(expedition_value(e) for e in view.expeditions[1])
+    assert values == [mine + 9 - theirs, mine - theirs]
+
+
+def test_evaluate_turns_sees_a_discard_that_feeds_the_opponent() -> None:
+    view = table_view(
+        "g9 y2 r5 r6 b7 b8 w6 w7",
+        mine="y5 y6 g10 r3 r4 b5 b6 w4 w5",
+        theirs="gH1 g3 g4 y3",
+        draw_pile=20,
+    )
+    bot = MctsBot(random.Random(1), iterations="200")
+    feed = Turn(PutDown.parse("discard g9"), Draw(None))
+    dead = Turn(PutDown.parse("discard y2"), Draw(None))
+    feed_value, dead_value = bot.evaluate_turns(view, [feed, dead])
+    assert feed_value < dead_value
+    assert bot.evaluate_turns(view, []) == []

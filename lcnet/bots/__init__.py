@@ -91,6 +91,30 @@ BOTS.update(
 )
 
 
+# ------------------------------------------------------------------ levels
+# The playing levels a person chooses from (issue 13), weakest first. Each
+# is a name for a bot above or its own: medium is greedy, hard is the mcts
+# search. Kept in a block of its own so that other registrations merge cleanly.
+
+
+def _easy_bot(rng: random.Random, **options: str) -> Bot:
+    from lcnet.bots.easy import EasyBot
+
+    return EasyBot(rng, **options)
+
+
+LEVELS: dict[str, str] = {
+    "easy": "a beginner: opens expeditions eagerly, ignores what you collect",
+    "medium": "plays the best-looking turn, one turn ahead (the greedy bot)",
+    "hard": "searches sampled deals to the end of the round (the mcts bot)",
+}
+"""The levels, weakest first, with a one-line description for help texts."""
+
+BOTS["easy"] = _easy_bot
+BOTS["medium"] = _greedy_bot
+BOTS["hard"] = _mcts_bot
+
+
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``name[:key=value,...]`` (e.g. ``mcts:iterations=400``) into name and options."""
     name, _, rest = spec.strip().partition(":")

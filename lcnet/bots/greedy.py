@@ -1,10 +1,10 @@
 """The greedy bot: the best turn by a hand-written heuristic, one turn deep.
 
-The heuristic (:func:`lcnet.bots.fastsim.rank_turns`) estimates what the
+The heuristic (:func:`lcnet.bots.policy.rank_turns`) estimates what the
 bot's expeditions will be worth at the end of the round after each turn:
 the cards on the table, the playable cards in hand, the unseen cards that
 may still arrive, the wager multipliers and the 8-card bonus, all against
-the number of turns left (:func:`~lcnet.bots.fastsim.suit_value`). It
+the number of turns left (:func:`~lcnet.bots.policy.suit_value`). It
 subtracts what a discard would hand the opponent, weighs a pile draw
 against a random card from the deck and against the extra turn it gives one
 side. The same heuristic plays both sides of the ``mcts`` bot's simulations.
@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.bots.fastsim import DEFAULT_WEIGHTS, Determinizer, Weights, policy_turn
+from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
+from lcnet.bots.sim import Determinizer
 from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
 from lcnet.errors import UserError
 

@@ -1,22 +1,25 @@
-"""The mcts bot: a Monte Carlo search over determinizations of its view.
+"""The mcts bot (the ``hard`` level): a Monte Carlo search over determinizations of its view.
 
 What the bot does not know (the opponent's hidden cards and the order of the
 draw pile) it samples: a *determinization* is a full round consistent with
-its view (:class:`~lcnet.bots.fastsim.Determinizer`), so the search reads no
-hidden information. The search is an information-set search at the root:
+its view (:class:`~lcnet.bots.sim.Determinizer`), so the search reads no
+hidden information. Cards the opponent took from a discard pile and has not
+played are public (``View.opponent_known``) and are always in its sampled
+hand. The search is an information-set search at the root:
 
 * **Candidates.** The root's actions are whole turns (put-down and draw).
-  The greedy heuristic (:func:`~lcnet.bots.fastsim.rank_turns`) ranks every
+  The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
   (the heuristic's own choice always among them) as priors.
 * **Simulations.** A simulation makes one candidate turn in one
-  determinization, lets the heuristic play both sides for ``depth`` more
-  turns (to the end of the round once the draw pile is small, where a
-  playout is cheap and the evaluation least exact), and scores the result
-  as the bot's estimated final score minus the opponent's
-  (:func:`~lcnet.bots.fastsim.evaluate`; exact at the end of the round).
-  Random playouts are weak in Lost Cities; the heuristic is the model of
-  both players.
+  determinization and lets the heuristic play both sides to the end of the
+  round (``depth`` turns at most, by default all of them), then scores the
+  bot's final score minus the opponent's: exact, so the evaluation of
+  unfinished expeditions and the tempo of the last turns (who draws the
+  last card, who is left holding cards) come from the game itself rather
+  than from the heuristic's estimate (:func:`~lcnet.bots.policy.evaluate`
+  is used only when ``depth`` cuts a simulation short). Random playouts are
+  weak in Lost Cities; the heuristic is the model of both players.
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -24,50 +27,50 @@ hidden information. The search is an information-set search at the root:
   The survivor is played.
 
 The tree is one level deep: the root's information set and its candidate
-turns. At 0.1 s a move there are a few hundred simulations, too few to value
-the replies below each candidate; the heuristic stands in for both players
-there, and the simulations all go to comparing the candidates.
+turns. docs/BOTS.md explains the choices and the measurements behind them.
 
 Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
-Without either, the default is :data:`DEFAULT_TIME` seconds per move.
+Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
+capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
+machine, and never more than about a second on a slow or busy one.
 """
 
 from __future__ import annotations
 
 import random
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.bots.fastsim import (
-    NO_DRAW_PILE,
-    Determinizer,
-    SimTurn,
-    evaluate,
-    policy_turn,
-    rank_turns,
-    rollout,
-)
+from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, evaluate, policy_turn, rank_turns, rollout
+from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, SimTurn
 from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
 from lcnet.errors import UserError
 
+DEFAULT_ITERATIONS: Final = 250
+"""Simulations per move when no budget is given: about 0.2 s a move on one
+core of the development machine (docs/BOTS.md)."""
 DEFAULT_TIME: Final = 0.9
-"""Seconds per move when no budget is given: the "at most 1 s" a human player
+"""The time cap when no budget is given: the "at most 1 s" a human player
 meets, less a margin for the set-up and the last batch of simulations."""
 DEFAULT_CANDIDATES: Final = 4
 """Root candidates: the heuristic's best turns. Its choice is usually among
 its top few, and every extra candidate thins the simulations of the others."""
-DEFAULT_DEPTH: Final = 2
-"""Turns the heuristic plays after the candidate before the evaluation: the
-opponent's reply (which shows whether a discard feeds it) and the bot's next
-turn. Deeper playouts cost more and add noise faster than accuracy."""
+DEFAULT_DEPTH: Final = 1000
+"""Turns the heuristic plays after the candidate before the evaluation: by
+default more than any round has, i.e. to the end of the round (docs/BOTS.md:
+full playouts beat two-turn playouts with a heuristic evaluation on the same
+deals, at twice the cost per simulation)."""
 ENDGAME_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, simulations play to the end of the
-round: few turns are left, so it is cheap, and the exact score replaces the
-evaluation where timing matters most."""
+round whatever ``depth`` says: few turns are left, so it is cheap, and the
+exact score replaces the evaluation where timing matters most."""
+SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
+"""The heuristic's numbers in the search: its candidates, both players in
+its simulations, and the evaluation at their end."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
 MAX_ITERATIONS: Final = 10_000_000
@@ -108,9 +111,11 @@ class MctsBot:
     """Searches the heuristic's best turns over sampled determinizations.
 
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
-    ``time``, ``candidates``, ``depth``. ``clock`` (positional) is what the
-    time budget is measured with. After each move :attr:`last_simulations`
-    says how many simulations it ran.
+    ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
+    which simulations always play to the end). ``clock`` (positional) is
+    what the time budget is measured with, ``weights`` (positional, for
+    experiments) the heuristic's numbers. After each move
+    :attr:`last_simulations` says how many simulations it ran.
     """
 
     name = "mcts"
@@ -120,16 +125,18 @@ class MctsBot:
         self,
         rng: random.Random,
         clock: Callable[[], float] = _time.perf_counter,
+        weights: Weights = SEARCH_WEIGHTS,
         /,
         **options: str,
     ) -> None:
         self._rng = rng
         self._clock = clock
-        unknown = set(options) - {"iterations", "time", "candidates", "depth"}
+        self.weights = weights
+        unknown = set(options) - {"iterations", "time", "candidates", "depth", "endgame"}
         if unknown:
             raise UserError(
                 f"unknown mcts option(s) {', '.join(sorted(unknown))}: "
-                "use iterations, time, candidates, depth"
+                "use iterations, time, candidates, depth, endgame"
             )
         self.iterations: int | None = None
         self.time: float | None = None
@@ -138,6 +145,7 @@ class MctsBot:
         if "time" in options:
             self.time = _parse_seconds(options["time"])
         if self.iterations is None and self.time is None:
+            self.iterations = DEFAULT_ITERATIONS
             self.time = DEFAULT_TIME
         self.candidates = DEFAULT_CANDIDATES
         if "candidates" in options:
@@ -145,6 +153,9 @@ class MctsBot:
         self.depth = DEFAULT_DEPTH
         if "depth" in options:
             self.depth = _parse_int("depth", options["depth"], 0, 1000)
+        self.endgame = ENDGAME_DRAW_PILE
+        if "endgame" in options:
+            self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
         self.last_simulations = 0
 
     def choose_turn(self, view: View) -> Turn:
@@ -155,7 +166,7 @@ class MctsBot:
         self.last_simulations = 0
         if len(candidates) == 1:
             return _turn(candidates[0])
-        depth = 10_000 if view.draw_pile_size <= ENDGAME_DRAW_PILE else self.depth
+        depth = self._depth(view)
         me = view.seat
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
@@ -177,8 +188,8 @@ class MctsBot:
                 for i in alive:
                     played = sim.copy()
                     played.apply(candidates[i])
-                    rollout(played, depth)
-                    totals[i] += evaluate(played, me)
+                    rollout(played, depth, self.weights)
+                    totals[i] += evaluate(played, me, self.weights)
                 self.last_simulations += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
@@ -191,16 +202,49 @@ class MctsBot:
             alive = alive[: max(1, len(alive) // 2)]
         return _turn(candidates[alive[0]])
 
+    def _depth(self, view: View) -> int:
+        return 10_000 if view.draw_pile_size <= self.endgame else self.depth
+
+    def evaluate_turns(self, view: View, turns: Sequence[Turn]) -> list[float]:
+        """The expected final score difference (this seat's minus the
+        opponent's) after each of ``turns`` (legal turns in ``view``), all
+        estimated on the same sampled deals, the way the search compares
+        its candidates. The bot's budget is spread over the turns: with
+        ``iterations=N``, N simulations in all (at least one deal); with a
+        time budget, deals until it is spent (at least one)."""
+        if not turns:
+            return []
+        start = self._clock()
+        determinizer = Determinizer(view)
+        moves = [_sim_turn(t) for t in turns]
+        depth = self._depth(view)
+        me = view.seat
+        totals = [0.0] * len(moves)
+        deals = 0
+        while True:
+            sim = determinizer.sample(self._rng)
+            for i, move in enumerate(moves):
+                played = sim.copy()
+                played.apply(move)
+                rollout(played, depth, self.weights)
+                totals[i] += evaluate(played, me, self.weights)
+            deals += 1
+            if self.iterations is not None and deals * len(moves) >= self.iterations:
+                break
+            if self.time is not None and self._clock() - start >= self.time:
+                break
+        return [total / deals for total in totals]
+
     def _candidates(self, view: View, determinizer: Determinizer) -> list[SimTurn]:
         """The heuristic's own turn first, then its next best ones, all
         keeping the commitment rule."""
         allowed = {_sim_turn(t) for t in committed_turns(view)}
         canonical = determinizer.canonical()
         chosen: list[SimTurn] = []
-        own = policy_turn(canonical)
+        own = policy_turn(canonical, self.weights)
         if own in allowed:
             chosen.append(own)
-        ranked = sorted(rank_turns(canonical), key=lambda scored: -scored[0])
+        ranked = sorted(rank_turns(canonical, self.weights), key=lambda scored: -scored[0])
         for _, cid, discard, draw in ranked:
             if len(chosen) >= self.candidates:
                 break

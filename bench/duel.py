@@ -1,0 +1,110 @@
+"""Duplicate single rounds between two bots: each deal is played twice, seats swapped.
+
+    python bench/duel.py A B [--deals N] [--seed S] [--jobs J] [--suits 5]
+
+Deal ``i`` is the round ``Round.new(Random(f"duel:{seed}:{i}"), starter=i % 2)``;
+it is played once with A in seat 0 and once with A in seat 1, so both bots
+meet the same cards in the same seats and the luck of the deal mostly cancels
+(``lcnet selfplay`` gives each game its own deal). Prints A's round win rate
+with its 95% Wilson interval (draws count half in the rate shown and as not
+won in the interval), the mean score margin A - B per round with its 95%
+interval (from the per-deal pairs), and A's mean time per move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from lcnet.bots import make_bot
+from lcnet.engine import Round
+from lcnet.selfplay import MAX_TURNS_PER_ROUND, wilson_interval
+
+
+def play_deal(a: str, b: str, seed: int, index: int, suits: int) -> tuple[int, int, float, int]:
+    """Deal ``index`` played twice; returns (margin with A in seat 0, margin
+    with A in seat 1, A's thinking time, A's moves)."""
+    margins = []
+    spent = 0.0
+    moves = 0
+    for a_seat in (0, 1):
+        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
+        bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
+        bots = [make_bot(a, bot_rng.getrandbits(64)), make_bot(b, bot_rng.getrandbits(64))]
+        if a_seat == 1:
+            bots.reverse()
+        while not rnd.is_over:
+            if rnd.turns_played >= MAX_TURNS_PER_ROUND:
+                raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")
+            p = rnd.to_move
+            view = rnd.view(p)
+            start = time.perf_counter()
+            turn = bots[p].choose_turn(view)
+            if p == a_seat:
+                spent += time.perf_counter() - start
+                moves += 1
+            rnd.push_turn(turn, p)
+        scores = rnd.scores()
+        margins.append(scores[a_seat] - scores[1 - a_seat])
+    return margins[0], margins[1], spent, moves
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--deals", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--suits", type=int, default=5)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    jobs = [(args.a, args.b, args.seed, i, args.suits) for i in range(args.deals)]
+    results: list[tuple[int, int, float, int]] = []
+
+    def progress(result: tuple[int, int, float, int]) -> None:
+        results.append(result)
+        if len(results) % 10 == 0:
+            done = [m for pair in results for m in pair[:2]]
+            print(
+                f"  {len(results)} deals: wins {sum(m > 0 for m in done)}/{len(done)}, "
+                f"margin {sum(done) / len(done):+.1f}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
+            for result in pool.map(play_deal, *zip(*jobs, strict=True)):
+                progress(result)
+    else:
+        for job in jobs:
+            progress(play_deal(*job))
+    margins = [m for pair in results for m in pair[:2]]
+    rounds = len(margins)
+    wins = sum(m > 0 for m in margins)
+    draws = sum(m == 0 for m in margins)
+    low, high = wilson_interval(wins, rounds)
+    pair_means = [(x + y) / 2 for x, y, *_ in results]
+    mean = sum(pair_means) / len(pair_means)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in pair_means) / max(1, len(pair_means) - 1))
+    half = 1.96 * sd / math.sqrt(len(pair_means))
+    moves = sum(r[3] for r in results)
+    spent = sum(r[2] for r in results)
+    print(f"duel: {args.a} vs {args.b}, {args.deals} deals x 2 seats, seed {args.seed}")
+    print(
+        f"rounds: {rounds}  wins: {wins}  draws: {draws}  "
+        f"win_rate: {(wins + draws / 2) / rounds:.1%}  ci95: {low:.1%}-{high:.1%}"
+    )
+    print(f"margin_per_round: {mean:+.1f}  ci95: {mean - half:+.1f} to {mean + half:+.1f}")
+    print(f"a_move_time: {spent / max(1, moves) * 1000:.1f} ms/move")
+    print(f"wall: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
