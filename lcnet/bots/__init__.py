@@ -56,8 +56,6 @@ def _mcts_bot(rng: random.Random, **options: str) -> Bot:
     return MctsBot(rng, **options)
 
 
-# Style opponents (lcnet/bots/styles.py): for measuring other bots against
-# more than one way of playing; they share no tuning with greedy or mcts.
 def _cautious_bot(rng: random.Random, **options: str) -> Bot:
     from lcnet.bots.styles import CautiousBot
 
@@ -75,28 +73,6 @@ def _no_options(name: str, options: dict[str, str]) -> None:
         raise UserError(f"the {name} bot takes no options (got {', '.join(options)})")
 
 
-BOTS: dict[str, BotFactory] = {
-    "random": _random_bot,
-    "greedy": _greedy_bot,
-    "mcts": _mcts_bot,
-}
-"""Bot names, weakest first, and how to make each."""
-
-BOTS.update(
-    {
-        # Style opponents, not on the strength scale above (lcnet/bots/styles.py).
-        "cautious": _cautious_bot,
-        "aggressive": _aggressive_bot,
-    }
-)
-
-
-# ------------------------------------------------------------------ levels
-# The playing levels a person chooses from (issue 13), weakest first. Each
-# is a name for a bot above or its own: medium is greedy, hard is the mcts
-# search. Kept in a block of its own so that other registrations merge cleanly.
-
-
 def _easy_bot(rng: random.Random, **options: str) -> Bot:
     from lcnet.bots.easy import EasyBot
 
@@ -108,11 +84,31 @@ LEVELS: dict[str, str] = {
     "medium": "plays the best-looking turn, one turn ahead (the greedy bot)",
     "hard": "searches sampled deals to the end of the round (the mcts bot)",
 }
-"""The levels, weakest first, with a one-line description for help texts."""
+"""The levels a person chooses from, weakest first, each with one line for help texts."""
 
-BOTS["easy"] = _easy_bot
-BOTS["medium"] = _greedy_bot
-BOTS["hard"] = _mcts_bot
+BOTS: dict[str, BotFactory] = {
+    # The levels (LEVELS), weakest first.
+    "easy": _easy_bot,
+    "medium": _greedy_bot,
+    "hard": _mcts_bot,
+    # The same bots by what they are, and the baseline.
+    "random": _random_bot,
+    "greedy": _greedy_bot,
+    "mcts": _mcts_bot,
+    # Style opponents for measuring a search, not on the level scale
+    # (lcnet/bots/styles.py): more than one way of playing, sharing no tuning
+    # with greedy or mcts.
+    "cautious": _cautious_bot,
+    "aggressive": _aggressive_bot,
+}
+"""Every bot name, and how to make each."""
+
+
+def bot_choices() -> str:
+    """The ``--bot`` help's list: the levels, each with what it is, then the other names."""
+    levels = "; ".join(f"{name}: {what}" for name, what in LEVELS.items())
+    others = ", ".join(name for name in BOTS if name not in LEVELS)
+    return f"{levels}. Also: {others}"
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, str]]:

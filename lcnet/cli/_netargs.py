@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lcnet import identity
-from lcnet.bots import BOTS
+from lcnet.bots import bot_choices
 from lcnet.client import MatchClient
 from lcnet.errors import UsageError, UserError
 from lcnet.net import (
@@ -49,7 +49,11 @@ def add_player_arguments(
 ) -> None:
     """The options of a player; ``connects``: whether this command may connect
     to a host (a host only listens, and waits as long as it takes)."""
-    parser.add_argument("--bot", metavar="LEVEL", help=bot_help + f" ({', '.join(BOTS)})")
+    parser.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        help=f"{bot_help}. Levels: {bot_choices()} (options: NAME:key=value, e.g. hard:time=0.5)",
+    )
     parser.add_argument(
         "--replays",
         metavar="DIR",

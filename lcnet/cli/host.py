@@ -35,7 +35,7 @@ examples:
   lcnet host                     wait on port {DEFAULT_PORT}, play in the terminal
   lcnet host --suits 6 --rounds 5
   lcnet host --port 50000 --bind 192.168.1.20
-  lcnet host --bot mcts          let the built-in bot play for you (someone can
+  lcnet host --bot hard          let the built-in bot play for you (someone can
                                  play it from another machine with lcnet join)
 
 The game is announced on the local network (multicast DNS), so the opponent

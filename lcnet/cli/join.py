@@ -32,7 +32,7 @@ examples:
   lcnet join 192.168.1.20:50000      another port
   lcnet join my-pc.local             a host name
   lcnet join [fd00::2]:50000         IPv6 (link-local: [fe80::1%eth0]:50000)
-  lcnet join 192.168.1.20 --bot greedy
+  lcnet join 192.168.1.20 --bot medium
 """
 
 

@@ -10,7 +10,7 @@ from lcnet.errors import UsageError
 from lcnet.events import MatchOptions
 from lcnet.netplay import play_against_bot
 
-DEFAULT_BOT = "mcts"
+DEFAULT_BOT = "hard"
 
 DESCRIPTION = """\
 Play Lost Cities against a built-in bot on this machine. The bot runs as a
@@ -23,10 +23,10 @@ line, so games can be scripted.
 
 EPILOG = """\
 examples:
-  lcnet play                    against mcts, the strongest bot
-  lcnet play --bot greedy       an easier opponent
+  lcnet play                    against the hard level (the mcts search)
+  lcnet play --bot easy         a beginner's opponent (or medium)
   lcnet play --suits 6 --rounds 1
-  printf 'board\\nresign\\n' | lcnet play --bot greedy
+  printf 'board\\nresign\\n' | lcnet play --bot medium
                                 line mode: prints the table, then resigns
                                 (`help` inside lists the commands)
 
