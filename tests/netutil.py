@@ -14,7 +14,7 @@ import os
 import random
 import socket
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +68,14 @@ async def spawn(
     *,
     typed: bool = False,
     pass_fds: tuple[int, ...] = (),
+    prefix: Sequence[str] = (),
 ) -> asyncio.subprocess.Process:
     """Start ``python -m lcnet ARGS`` with its own LCNET_HOME (``typed``: with
-    a standard input for :func:`finish` to type into; else none)."""
+    a standard input for :func:`finish` to type into; else none), after the
+    command ``prefix`` if any (e.g. ``ip netns exec NAME``)."""
     cwd.mkdir(parents=True, exist_ok=True)
     return await asyncio.create_subprocess_exec(
+        *prefix,
         sys.executable,
         "-m",
         "lcnet",
@@ -87,14 +90,19 @@ async def spawn(
 
 
 async def spawn_listening(
-    args: list[str], home: Path, cwd: Path, *, typed: bool = False
+    args: list[str], home: Path, cwd: Path, *, typed: bool = False, prefix: Sequence[str] = ()
 ) -> tuple[asyncio.subprocess.Process, int]:
     """:func:`spawn` a command that listens (``host``, a host's ``resume``) and
     wait for the port it writes on its ``--ready-fd`` pipe."""
     ready_read, ready_write = os.pipe()
     try:
         proc = await spawn(
-            [*args, "--ready-fd", str(ready_write)], home, cwd, typed=typed, pass_fds=(ready_write,)
+            [*args, "--ready-fd", str(ready_write)],
+            home,
+            cwd,
+            typed=typed,
+            pass_fds=(ready_write,),
+            prefix=prefix,
         )
     except BaseException:
         os.close(ready_read)

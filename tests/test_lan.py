@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -22,7 +21,6 @@ import pytest
 from lcnet import audit, identity
 from lcnet.discovery import EXIT_NO_GAMES
 from lcnet.net import EXIT_KEY_CHANGED
-from lcnet.netplay import read_ready_port
 from lcnet.replaylog import read_replay
 from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import (
@@ -32,6 +30,8 @@ from tests.netutil import (
     finish,
     lcnet_env,
     replay_file,
+    spawn,
+    spawn_listening,
     stop,
 )
 
@@ -46,27 +46,11 @@ def lan() -> Iterator[Lan]:
 
 
 async def spawn_in(
-    namespace: str,
-    args: list[str],
-    directory: Path,
-    *,
-    typed: bool = False,
-    pass_fds: tuple[int, ...] = (),
+    namespace: str, args: list[str], directory: Path, *, typed: bool = False
 ) -> asyncio.subprocess.Process:
     """``python -m lcnet ARGS`` inside ``namespace``, with its own LCNET_HOME."""
-    directory.mkdir(parents=True, exist_ok=True)
-    return await asyncio.create_subprocess_exec(
-        *Lan.exec_in(namespace),
-        sys.executable,
-        "-m",
-        "lcnet",
-        *args,
-        stdin=asyncio.subprocess.PIPE if typed else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=lcnet_env(directory / "home"),
-        cwd=directory,
-        pass_fds=pass_fds,
+    return await spawn(
+        args, directory / "home", directory, typed=typed, prefix=Lan.exec_in(namespace)
     )
 
 
@@ -76,24 +60,9 @@ async def spawn_lan_host(
     """``lcnet host`` bound to the first namespace's address; returns it and its port."""
     args = ["host", "--bind", ADDRESS_A, "--port", "0", "--rounds", "1"]
     args += ["--replays", str(directory / "replays"), *HOST_TIMING_ARGS, *extra]
-    ready_read, ready_write = os.pipe()
-    try:
-        proc = await spawn_in(
-            lan.a,
-            [*args, "--ready-fd", str(ready_write)],
-            directory,
-            typed=typed,
-            pass_fds=(ready_write,),
-        )
-    except BaseException:
-        os.close(ready_read)
-        raise
-    finally:
-        os.close(ready_write)
-    async with asyncio.timeout(DEADLINE):
-        port = await read_ready_port(ready_read)
-    assert port is not None, "the host ended before it listened"
-    return proc, port
+    return await spawn_listening(
+        args, directory / "home", directory, typed=typed, prefix=Lan.exec_in(lan.a)
+    )
 
 
 def join_args(directory: Path) -> list[str]:
