@@ -5,7 +5,8 @@
 Deal ``i`` is the round ``Round.new(Random(f"duel:{seed}:{i}"), starter=i % 2)``;
 it is played once with A in seat 0 and once with A in seat 1, so both bots
 meet the same cards in the same seats and the luck of the deal mostly cancels
-(``lcnet selfplay`` gives each game its own deal). Prints A's round win rate
+(``lcnet selfplay --duplicate`` pairs the games of whole matches the same
+way; this script, written for exploring, adds A's time per move). Prints A's round win rate
 with its 95% Wilson interval (draws count half in the rate shown and as not
 won in the interval), the mean score margin A - B per round with its 95%
 interval (from the per-deal pairs), and A's mean time per move.

@@ -11,6 +11,7 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
+from lcnet.bots import LEVELS
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
 from lcnet.engine import Turn
 from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
@@ -322,7 +323,8 @@ def test_the_help_screen_opens_and_closes() -> None:
         keys.send_text("?")
         await wait_until(ui, lambda: ui.help_open, "the help screen")
         screen = "\n".join(render(ui.app))
-        assert "+r7 deck" in screen and "Press Esc, Enter or ?" in screen
+        assert "+r7 deck" in screen and "Esc, Enter, ?: back" in screen
+        assert all(level in screen for level in LEVELS), "the help says what each level is"
         keys.send_text("\r")
         await wait_until(ui, lambda: not ui.help_open, "the board again")
         await quit_confirmed(ui, keys)

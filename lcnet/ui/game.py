@@ -80,7 +80,9 @@ MESSAGE_ROWS: Final = 3
 HELP_INTRO: Final = """\
 Put down one card (on your expedition or its pile), then draw one. Expeditions
 rise, wagers (H) first; each scores (sum - 20) x (1 + wagers), +20 at 8+ cards."""
-HELP_END: Final = "Press Esc, Enter or ? to go back."
+HELP_END: Final = "Bot levels: easy (beginner), medium (greedy), hard (search). Esc, Enter, ?: back"
+"""The help's last line: what each level of the bot is (lcnet.bots.LEVELS says it
+at length, for --help), and how to leave the help."""
 WHEN_WIDTH: Final = 12
 KEYS_WIDTH: Final = 17
 """The help's columns: when, keys, then what they do (in 80 columns)."""
