@@ -332,6 +332,25 @@ def test_the_help_screen_opens_and_closes() -> None:
     play(client, scenario)
 
 
+def test_a_long_message_wraps_between_words() -> None:
+    client = local_client()
+    words = [f"word{n}" for n in range(60)]  # far more than three rows of 80
+    seen: list[str] = []
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        ui._say(" ".join(words))
+        seen.extend(render(ui.app))
+        await quit_confirmed(ui, keys)
+
+    play(client, scenario)
+    rows = [row.strip() for row in seen if "word" in row]
+    assert 1 < len(rows) <= 3
+    for row in rows[:-1]:
+        assert all(token in words for token in row.split()), row  # no word cut in two
+    assert rows[-1].endswith("~"), "what does not fit is cut, and says so"
+
+
 @pytest.mark.parametrize("suits", [5, 6])
 def test_the_game_fits_an_80x24_terminal(suits: int) -> None:
     client = local_client(suits=suits)

@@ -120,7 +120,8 @@ def test_a_long_message_wraps_on_an_80_column_terminal() -> None:
     start = next(i for i, row in enumerate(screen) if row.startswith("not a turn"))
     message = str(seen["message"])
     assert len(message) > 80
-    assert "".join(screen[start : start + 2]) == message  # both rows, nothing cut
+    # Both rows, nothing cut, broken between words.
+    assert " ".join(row.rstrip() for row in screen[start : start + 2]) == message
     assert "YOUR MOVE" in screen[-1]  # the status bar is still the last row
 
 

@@ -776,13 +776,20 @@ class GameUI(Redrawn):
 
     def _message(self) -> StyleAndTextTuples:
         style = "class:error" if self.message_is_error else "class:notice"
-        rows = self._message_rows()
-        # Wrapped by the window at the terminal's width; cut only past its rows.
-        return [(style, clip(self.message, rows * self.size()[0]))]
+        return [(style, "\n".join(self._message_lines()))]
+
+    def _message_lines(self) -> list[str]:
+        """The message wrapped between words at the terminal's width, on at
+        most MESSAGE_ROWS rows (the last one cut, marked with ~, if need be)."""
+        columns = max(self.size()[0], 10)
+        lines = textwrap.wrap(self.message, columns) or [""]
+        if len(lines) > MESSAGE_ROWS:
+            rest = " ".join(lines[MESSAGE_ROWS - 1 :])
+            lines = [*lines[: MESSAGE_ROWS - 1], clip(rest, columns)]
+        return lines
 
     def _message_rows(self) -> int:
-        columns = max(self.size()[0], 1)
-        return max(1, min(MESSAGE_ROWS, -(-len(self.message) // columns)))
+        return len(self._message_lines())
 
     def _command_prompt_text(self) -> str:
         return "> " if self.app.layout.has_focus(self.command) else ":  "
