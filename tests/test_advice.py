@@ -10,10 +10,11 @@ import pytest
 from lcnet import replay
 from lcnet.bots import advice
 from lcnet.bots.commitment import committed_turns
-from lcnet.cards import Card, Suit, parse_cards
-from lcnet.engine import Phase, Turn, View
+from lcnet.cards import Card, Suit
+from lcnet.engine import Turn, View
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
+from tests.helpers import table_view
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "replays" / "sample-complete-host.lcnet"
@@ -28,25 +29,6 @@ def record() -> replay.MatchRecord:
 
 def owner_steps(record: replay.MatchRecord) -> list[tuple[View, Turn]]:
     return [(d.view, d.played) for d in replay.decisions(record, Seat.HOST)]
-
-
-def opening_view(hand: str, *, draw_pile: int = 44) -> View:
-    """A round's first turn for seat 0, holding ``hand``, with an empty table."""
-    empty = tuple(() for _ in range(5))
-    return View(
-        seat=0,
-        suit_count=5,
-        hand=tuple(parse_cards(hand)),
-        expeditions=(empty, empty),
-        discard_piles=empty,
-        draw_pile_size=draw_pile,
-        opponent_hand_size=8,
-        opponent_known=frozenset(),
-        hand_public=frozenset(),
-        to_move=0,
-        phase=Phase.PUT_DOWN,
-        discarded_this_turn=None,
-    )
 
 
 def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
@@ -83,7 +65,7 @@ def test_a_hint_is_the_same_for_the_same_seed_and_reads_no_hidden_card(
 
 
 def test_advice_needs_the_holders_turn() -> None:
-    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    view = table_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=44)
     waiting = replace(view, to_move=1)
     with pytest.raises(ValueError, match="to put down"):
         advice.suggest(waiting)
@@ -92,7 +74,7 @@ def test_advice_needs_the_holders_turn() -> None:
 
 
 def test_a_high_card_that_blocks_your_own_lower_cards_loses_points() -> None:
-    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    view = table_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=44)
     blocking = Turn.parse("+r10 deck")
     [verdict] = advice.analyze([(view, blocking)], deals=DEALS)
     assert verdict.played == blocking
@@ -103,7 +85,7 @@ def test_a_high_card_that_blocks_your_own_lower_cards_loses_points() -> None:
 
 
 def test_the_bots_own_choice_loses_nothing() -> None:
-    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    view = table_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=44)
     hint = advice.suggest(view, deals=DEALS)
     [verdict] = advice.analyze([(view, hint.turn)], deals=DEALS)
     assert verdict.choice == hint.turn and verdict.loss == 0 and verdict.agrees
@@ -152,11 +134,11 @@ def test_analyze_gives_one_verdict_per_step_in_order_with_progress(
     ],
 )
 def test_the_reason_says_what_the_turn_does(hand: str, turn: str, expected: str) -> None:
-    assert advice.reason(opening_view(hand), Turn.parse(turn)) == expected
+    assert advice.reason(table_view(hand, draw_pile=44), Turn.parse(turn)) == expected
 
 
 def test_late_in_the_round_the_reason_says_so() -> None:
-    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=3)
+    view = table_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=3)
     assert advice.reason(view, Turn.parse("-y2 deck"), 4.0) == (
         "discard y2: it is too late in the round to open yellow; "
         "draw from the draw pile: it runs the round down while you lead "
@@ -165,7 +147,7 @@ def test_late_in_the_round_the_reason_says_so() -> None:
 
 
 def test_the_reason_names_a_pile_card_that_extends_an_expedition() -> None:
-    view = opening_view("r4 r5 r6 r7 r8 r9 r10 y2")
+    view = table_view("r4 r5 r6 r7 r8 r9 r10 y2", draw_pile=44)
     piles = list(view.discard_piles)
     piles[Suit.GREEN] = (Card(Suit.GREEN, 6),)
     mine = list(view.expeditions[0])
