@@ -33,18 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcnet.bots.commitment import committed_turns
-from lcnet.bots.fastsim import (
-    NO_DRAW_PILE,
-    Determinizer,
-    SimTurn,
-    evaluate,
-    policy_turn,
-    rank_turns,
-    rollout,
-)
+from lcnet.bots.mcts import candidate_turns
+from lcnet.bots.policy import deal_values
+from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.cards import Suit, format_cards, sort_hand
-from lcnet.engine import DRAWS, EXPEDITION_COST, PUT_DOWNS, Phase, Turn, View
+from lcnet.engine import EXPEDITION_COST, Phase, Turn, View
 
 HINT_DEALS: Final = 300
 """Deals per hint: one position, so a hint takes a fraction of a second."""
@@ -171,50 +164,24 @@ def position_rng(seed: int, view: View) -> random.Random:
 # ------------------------------------------------------------- the search
 
 
-def _sim_turn(turn: Turn) -> SimTurn:
-    draw = NO_DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
-    return (turn.put_down.card.id, turn.put_down.discard, draw)
-
-
-def _turn(sim_turn: SimTurn) -> Turn:
-    cid, discard, draw = sim_turn
-    return Turn(PUT_DOWNS[cid * 2 + discard], DRAWS[draw + 1])
-
-
 def candidates(view: View, limit: int = CANDIDATES) -> list[Turn]:
     """The turns the bot considers: the heuristic's own first, then its next
-    best ones, all keeping the commitment rule."""
-    allowed = {_sim_turn(t) for t in committed_turns(view)}
-    canonical = Determinizer(view).canonical()
-    chosen: list[SimTurn] = []
-    own = policy_turn(canonical)
-    if own in allowed:
-        chosen.append(own)
-    for _, cid, discard, draw in sorted(rank_turns(canonical), key=lambda scored: -scored[0]):
-        if len(chosen) >= limit:
-            break
-        if (cid, discard, draw) in allowed and (cid, discard, draw) not in chosen:
-            chosen.append((cid, discard, draw))
-    if not chosen:
-        chosen.append(_sim_turn(committed_turns(view)[0]))
-    return [_turn(t) for t in chosen]
+    best ones, all keeping the commitment rule (as the search chooses them)."""
+    return [to_turn(t) for t in candidate_turns(view, Determinizer(view).canonical(), limit)]
 
 
 def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -> list[float]:
     """Each turn's expected final score difference of the round (the holder
     minus the opponent), over the same ``deals`` determinizations of ``view``."""
     determinizer = Determinizer(view)
-    sim_turns = [_sim_turn(t) for t in turns]
+    sim_turns = [from_turn(t) for t in turns]
     depth = 10_000 if view.draw_pile_size <= ENDGAME_DRAW_PILE else DEPTH
-    me = view.seat
     totals = [0.0] * len(turns)
     for _ in range(deals):
-        sim = determinizer.sample(rng)
-        for i, sim_turn in enumerate(sim_turns):
-            played = sim.copy()
-            played.apply(sim_turn)
-            rollout(played, depth)
-            totals[i] += evaluate(played, me)
+        for i, value in enumerate(
+            deal_values(determinizer.sample(rng), sim_turns, view.seat, depth)
+        ):
+            totals[i] += value
     return [total / deals for total in totals]
 
 

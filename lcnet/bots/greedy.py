@@ -20,8 +20,8 @@ import random
 
 from lcnet.bots.commitment import committed_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
-from lcnet.bots.sim import Determinizer
-from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
+from lcnet.bots.sim import Determinizer, to_turn
+from lcnet.engine import Turn, View
 from lcnet.errors import UserError
 
 
@@ -42,8 +42,7 @@ class GreedyBot:
         self._weights = weights
 
     def choose_turn(self, view: View) -> Turn:
-        cid, discard, draw = policy_turn(Determinizer(view).canonical(), self._weights)
-        turn = Turn(PUT_DOWNS[cid * 2 + discard], DRAWS[draw + 1])
+        turn = to_turn(policy_turn(Determinizer(view).canonical(), self._weights))
         allowed = committed_turns(view)
         # The heuristic keeps the commitment rule; if it was handed a view
         # that breaks it, fall back to an allowed turn.

@@ -45,9 +45,9 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, evaluate, policy_turn, rank_turns, rollout
-from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, SimTurn
-from lcnet.engine import DRAWS, PUT_DOWNS, Turn, View
+from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, deal_values, policy_turn, rank_turns
+from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn, to_turn
+from lcnet.engine import Turn, View
 from lcnet.errors import UserError
 
 DEFAULT_ITERATIONS: Final = 250
@@ -77,14 +77,29 @@ MAX_ITERATIONS: Final = 10_000_000
 """The largest iteration budget accepted (a move would take hours)."""
 
 
-def _turn(sim_turn: SimTurn) -> Turn:
-    cid, discard, draw = sim_turn
-    return Turn(PUT_DOWNS[cid * 2 + discard], DRAWS[draw + 1])
-
-
-def _sim_turn(turn: Turn) -> SimTurn:
-    draw = NO_DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
-    return (turn.put_down.card.id, turn.put_down.discard, draw)
+def candidate_turns(
+    view: View, canonical: Sim, limit: int, weights: Weights = DEFAULT_WEIGHTS
+) -> list[SimTurn]:
+    """The heuristic's own turn in ``view`` first (``canonical`` is its
+    determinization without guesses), then its next best ones, at most
+    ``limit``, all keeping the commitment rule."""
+    allowed = {from_turn(t) for t in committed_turns(view)}
+    chosen: list[SimTurn] = []
+    own = policy_turn(canonical, weights)
+    if own in allowed:
+        chosen.append(own)
+    ranked = sorted(rank_turns(canonical, weights), key=lambda scored: -scored[0])
+    for _, cid, discard, draw in ranked:
+        if len(chosen) >= limit:
+            break
+        turn = (cid, discard, draw)
+        if turn in allowed and turn not in chosen:
+            chosen.append(turn)
+    if not chosen:
+        # The view breaks the commitment rule (a hand taken over from
+        # elsewhere): any turn committed_turns allows will do.
+        chosen.append(from_turn(committed_turns(view)[0]))
+    return chosen
 
 
 def _parse_int(name: str, text: str, low: int, high: int) -> int:
@@ -165,7 +180,7 @@ class MctsBot:
         candidates = self._candidates(view, determinizer)
         self.last_simulations = 0
         if len(candidates) == 1:
-            return _turn(candidates[0])
+            return to_turn(candidates[0])
         depth = self._depth(view)
         me = view.seat
         alive = list(range(len(candidates)))
@@ -185,11 +200,9 @@ class MctsBot:
             dealt = 0
             while True:
                 sim = determinizer.sample(self._rng)
-                for i in alive:
-                    played = sim.copy()
-                    played.apply(candidates[i])
-                    rollout(played, depth, self.weights)
-                    totals[i] += evaluate(played, me, self.weights)
+                values = deal_values(sim, [candidates[i] for i in alive], me, depth, self.weights)
+                for i, value in zip(alive, values, strict=True):
+                    totals[i] += value
                 self.last_simulations += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
@@ -200,7 +213,7 @@ class MctsBot:
             # ones, so totals compare like with like. Ties keep the prior order.
             alive.sort(key=lambda i: -totals[i])
             alive = alive[: max(1, len(alive) // 2)]
-        return _turn(candidates[alive[0]])
+        return to_turn(candidates[alive[0]])
 
     def _depth(self, view: View) -> int:
         return 10_000 if view.draw_pile_size <= self.endgame else self.depth
@@ -216,18 +229,15 @@ class MctsBot:
             return []
         start = self._clock()
         determinizer = Determinizer(view)
-        moves = [_sim_turn(t) for t in turns]
+        moves = [from_turn(t) for t in turns]
         depth = self._depth(view)
         me = view.seat
         totals = [0.0] * len(moves)
         deals = 0
         while True:
             sim = determinizer.sample(self._rng)
-            for i, move in enumerate(moves):
-                played = sim.copy()
-                played.apply(move)
-                rollout(played, depth, self.weights)
-                totals[i] += evaluate(played, me, self.weights)
+            for i, value in enumerate(deal_values(sim, moves, me, depth, self.weights)):
+                totals[i] += value
             deals += 1
             if self.iterations is not None and deals * len(moves) >= self.iterations:
                 break
@@ -236,23 +246,4 @@ class MctsBot:
         return [total / deals for total in totals]
 
     def _candidates(self, view: View, determinizer: Determinizer) -> list[SimTurn]:
-        """The heuristic's own turn first, then its next best ones, all
-        keeping the commitment rule."""
-        allowed = {_sim_turn(t) for t in committed_turns(view)}
-        canonical = determinizer.canonical()
-        chosen: list[SimTurn] = []
-        own = policy_turn(canonical, self.weights)
-        if own in allowed:
-            chosen.append(own)
-        ranked = sorted(rank_turns(canonical, self.weights), key=lambda scored: -scored[0])
-        for _, cid, discard, draw in ranked:
-            if len(chosen) >= self.candidates:
-                break
-            turn = (cid, discard, draw)
-            if turn in allowed and turn not in chosen:
-                chosen.append(turn)
-        if not chosen:
-            # The view breaks the commitment rule (a hand taken over from
-            # elsewhere): any turn committed_turns allows will do.
-            chosen.append(_sim_turn(committed_turns(view)[0]))
-        return chosen
+        return candidate_turns(view, determinizer.canonical(), self.candidates, self.weights)

@@ -17,7 +17,7 @@ other cards and the draw pile only as counts.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeAlias
 
@@ -627,3 +627,18 @@ def evaluate(sim: Sim, p: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
     mover, waiter = (pile + 1) // 2, pile // 2
     mine, theirs = (mover, waiter) if sim.to_move == p else (waiter, mover)
     return player_value(sim, p, mine, weights) - player_value(sim, 1 - p, theirs, weights)
+
+
+def deal_values(
+    sim: Sim, turns: Sequence[SimTurn], p: int, depth: int, weights: Weights = DEFAULT_WEIGHTS
+) -> list[float]:
+    """Each of ``turns`` made in the sampled deal ``sim`` (left unchanged),
+    followed by a :func:`rollout` of ``depth`` turns, then :func:`evaluate`d
+    for player ``p``: the turns compared on the same deal."""
+    values = []
+    for turn in turns:
+        played = sim.copy()
+        played.apply(turn)
+        rollout(played, depth, weights)
+        values.append(evaluate(played, p, weights))
+    return values

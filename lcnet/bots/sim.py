@@ -30,7 +30,7 @@ from lcnet.cards import (
     WAGER_COPIES,
     sort_hand,
 )
-from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, View
+from lcnet.engine import BONUS, BONUS_LENGTH, DRAWS, EXPEDITION_COST, PUT_DOWNS, Turn, View
 
 # The per-card tables SUIT_OF, RANK_OF, LEVEL_AFTER and THRESHOLD are the
 # engine's (lcnet.cards); only the bit of a card in its suit mask is ours.
@@ -78,6 +78,18 @@ NO_DRAW_PILE: Final = -1
 
 SimTurn: TypeAlias = tuple[int, bool, int]
 """A whole turn: ``(card id, discard?, draw)``, ``draw`` a suit or ``NO_DRAW_PILE``."""
+
+
+def to_turn(sim_turn: SimTurn) -> Turn:
+    """The engine's :class:`~lcnet.engine.Turn` for a simulator's turn."""
+    cid, discard, draw = sim_turn
+    return Turn(PUT_DOWNS[cid * 2 + discard], DRAWS[draw + 1])
+
+
+def from_turn(turn: Turn) -> SimTurn:
+    """The simulator's form of an engine :class:`~lcnet.engine.Turn`."""
+    draw = NO_DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
+    return (turn.put_down.card.id, turn.put_down.discard, draw)
 
 
 class Sim:
