@@ -16,7 +16,7 @@ from lcnet.seat import Seat
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 COMPLETE = {seat: SAMPLES / f"sample-complete-{seat}.lcnet" for seat in Seat}
-DEALS = "3"
+DEALS = "1"
 """A tiny budget: these tests check what is printed, not how good the estimate is."""
 
 

@@ -305,8 +305,10 @@ def test_every_pairing_finishes_its_rounds(first: str, second: str) -> None:
     ("first", "second"), list(itertools.combinations_with_replacement(LEVEL_SPECS, 2))
 )
 def test_every_pairing_of_levels_finishes_its_rounds(first: str, second: str) -> None:
-    rounds = (1 if first == second else 2) if "hard" in first + second else 12
-    for seed in range(rounds):
+    # The search is slow even on a test budget: one round for a pairing with
+    # it (of 6 suits if the two levels differ, 5 if it plays itself).
+    seeds = [int(first != second)] if "hard" in first + second else range(12)
+    for seed in seeds:
         bots = [make_bot(first, seed), make_bot(second, seed + 50)]
         assert play_round(bots, seed, suits=5 + seed % 2).is_over
 

@@ -50,10 +50,10 @@ def assert_valid_pair(first: Path, second: Path) -> None:
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
 
 
-@pytest.mark.parametrize("suits", [5, 6])
-def test_two_processes_play_a_whole_match(tmp_path: Path, suits: int) -> None:
+@pytest.mark.parametrize(("suits", "rounds"), [(5, 1), (6, 3)])
+def test_two_processes_play_a_whole_match(tmp_path: Path, suits: int, rounds: int) -> None:
     async def main() -> None:
-        host, port = await spawn_host(tmp_path / "h", bot="greedy", suits=suits, rounds=3)
+        host, port = await spawn_host(tmp_path / "h", bot="greedy", suits=suits, rounds=rounds)
         try:
             joiner = await spawn(
                 [
@@ -78,7 +78,7 @@ def test_two_processes_play_a_whole_match(tmp_path: Path, suits: int) -> None:
         assert_valid_pair(host_file, joiner_file)
         assert not list((tmp_path / "h" / "replays").glob("*.secret")), "side file left behind"
         verdict = audit.audit_file(host_file)
-        assert verdict.options == {"suits": suits, "rounds": 3}
+        assert verdict.options == {"suits": suits, "rounds": rounds}
 
     asyncio.run(main())
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -69,12 +70,27 @@ def test_the_first_starter_is_the_coin_and_later_rounds_follow_the_rules() -> No
             assert starter == 1 - host.match.starters[number - 1]
 
 
+class _FirstDecision(Exception):
+    """Raised by a player asked for its first turn: the opening is over."""
+
+
+def _first_starter(seed: int) -> Seat | None:
+    """Who the coin names in a match of ``seed``, found by playing only the opening."""
+
+    def stop(view: View) -> Turn:
+        raise _FirstDecision
+
+    peers = localmatch.new_peers(
+        {s: stop for s in Seat}, options=MatchOptions(rounds=1), rng=random.Random(seed)
+    )
+    with pytest.raises(_FirstDecision):
+        localmatch.run(peers)
+    assert peers[HOST].session.first_starter == peers[JOINER].session.first_starter
+    return peers[HOST].session.first_starter
+
+
 def test_coins_fall_both_ways() -> None:
-    starters = {
-        local_match(seed, rounds=1).get(HOST).session.first_starter  # type: ignore[union-attr]
-        for seed in range(8)
-    }
-    assert starters == {HOST, JOINER}
+    assert {_first_starter(seed) for seed in range(8)} == {HOST, JOINER}
 
 
 def test_every_view_equals_the_full_information_view() -> None:
@@ -181,14 +197,19 @@ def _replay_tail(session: Session, transcript: list[bytes], start: int, seat: Se
     assert not expected_own and session.sealed
 
 
+@functools.cache
+def _honest_two_rounds() -> dict[Seat, localmatch.Peer]:
+    """One honest two-round match, played once per test process and only read:
+    every resume test cuts the same transcript at its own point."""
+    return local_match(random.Random(7).getrandbits(32), rounds=2)
+
+
 @pytest.mark.parametrize("seat", [HOST, JOINER])
 @pytest.mark.parametrize("cut_fraction", [0.0, 0.01, 0.02, 0.03, 0.3, 0.6, 0.97, 0.995, 1.0])
 def test_resume_from_any_point_of_the_log_continues_identically(
     seat: Seat, cut_fraction: float
 ) -> None:
-    rng = random.Random(7)
-    keys_seed = rng.getrandbits(32)
-    peers = local_match(keys_seed, rounds=2)
+    peers = _honest_two_rounds()
     transcript = [f.raw for f in peers[seat].session.chain]
     cut = int(len(transcript) * cut_fraction)
     original = peers[seat].session
