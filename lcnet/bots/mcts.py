@@ -51,8 +51,8 @@ from lcnet.engine import Turn, View
 from lcnet.errors import UserError
 
 DEFAULT_ITERATIONS: Final = 250
-"""Simulations per move when no budget is given: about 0.2 s a move on one
-core of the development machine (docs/BOTS.md)."""
+"""Simulations per move when no budget is given: about 0.33 s a move on one
+quiet core of the development machine (docs/BOTS.md)."""
 DEFAULT_TIME: Final = 0.9
 """The time cap when no budget is given: the "at most 1 s" a human player
 meets, less a margin for the set-up and the last batch of simulations."""
