@@ -9,6 +9,7 @@ turns a correct test red.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 from hypothesis import HealthCheck, settings
@@ -22,6 +23,13 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # Started as a background job (`pytest &`, some CI steps), the shell
+    # ignores Ctrl-C for us, and every `lcnet` child would inherit that: the
+    # test that stops a host with Ctrl-C would wait for it in vain. Ctrl-C
+    # gets its usual meaning back, here and in the children we start.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 import pytest  # noqa: E402

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import random
-import signal
 import socket
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -87,16 +86,7 @@ async def spawn(
         env=lcnet_env(home),
         cwd=cwd,
         pass_fds=pass_fds,
-        preexec_fn=_default_interrupt,
     )
-
-
-def _default_interrupt() -> None:
-    """In the child, before it starts: Ctrl-C (SIGINT) does what it does for a
-    command typed at a terminal. A shell runs a background job (``pytest &``,
-    a CI step) with SIGINT ignored, and that would be inherited: a test
-    that interrupts its child would wait for it in vain."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 async def spawn_listening(
