@@ -6,6 +6,7 @@ Behaviour only: no test looks at a clock (the search's clock is a fake).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import random
@@ -24,7 +25,7 @@ from lcnet.bots.fastsim import (
     rollout,
 )
 from lcnet.bots.greedy import GreedyBot
-from lcnet.bots.mcts import MctsBot
+from lcnet.bots.mcts import SEARCH_WEIGHTS, MctsBot
 from lcnet.cards import Card, Suit
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from lcnet.errors import UserError
@@ -281,11 +282,39 @@ def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> No
         "mcts:time=soon",
         "mcts:depth=-2",
         "mcts:width=3",
+        "mcts:spread=-0.1",
+        "mcts:spread=nan",
+        "mcts:spread=wide",
+        "mcts:spread=4",
     ],
 )
 def test_mcts_rejects_bad_options(spec: str) -> None:
     with pytest.raises(UserError):
         make_bot(spec)
+
+
+def test_the_simulated_opponent_is_a_new_style_each_deal_and_the_bot_stays_itself() -> None:
+    bot = MctsBot(random.Random(1), spread="0.5")
+    styles = [bot.opponent() for _ in range(50)]
+    assert all(style is not None for style in styles)
+    assert len({style for style in styles}) == 50, "a new style for every deal"
+    assert all(style is not None and 0 < style.arrival_share <= 1.0 for style in styles)
+    assert bot.weights == SEARCH_WEIGHTS, "the bot's own numbers do not move"
+    assert MctsBot(random.Random(1), spread="0").opponent() is None
+
+
+def test_a_rollout_plays_each_seat_with_its_own_numbers() -> None:
+    """A seat given numbers that never draw from a pile draws only from the deck."""
+    timid = dataclasses.replace(SEARCH_WEIGHTS, pile_draw_margin=1000.0)
+    pile_draws = [0, 0]
+    for seed in range(20):
+        r = Round.new(random.Random(seed))
+        sim = Determinizer(r.view(0)).sample(random.Random(seed))
+        while sim.deck_size:
+            mover, before = sim.to_move, sim.deck_size
+            rollout(sim, 1, SEARCH_WEIGHTS, (SEARCH_WEIGHTS, timid))
+            pile_draws[mover] += sim.deck_size == before
+    assert pile_draws[0] > 0 and pile_draws[1] == 0, pile_draws
 
 
 # --------------------------------------------------------- whole matches

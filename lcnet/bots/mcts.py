@@ -19,7 +19,10 @@ hand. The search is an information-set search at the root:
   last card, who is left holding cards) come from the game itself rather
   than from the heuristic's estimate (:func:`~lcnet.bots.policy.evaluate`
   is used only when ``depth`` cuts a simulation short). Random playouts are
-  weak in Lost Cities; the heuristic is the model of both players.
+  weak in Lost Cities; the heuristic is the model of both players, but the
+  opponent's numbers are scaled at random afresh for each deal (``spread``):
+  it is a sensible player of an unknown style, not a copy of the bot, whose
+  exploits would not carry over to other opponents.
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -39,6 +42,8 @@ machine, and never more than about a second on a slow or busy one.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 import time as _time
 from collections.abc import Callable, Sequence
@@ -71,6 +76,16 @@ exact score replaces the evaluation where timing matters most."""
 SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
 """The heuristic's numbers in the search: its candidates, both players in
 its simulations, and the evaluation at their end."""
+DEFAULT_SPREAD: Final = 0.5
+"""How far the opponent's numbers in the simulations stray from the
+heuristic's: each is scaled, afresh for every sampled deal, by a log-normal
+factor with this standard deviation of its logarithm (0.5: mostly between
+0.37 and 2.7 times). The opponent is then a sensible player of an unknown
+style rather than a copy of the heuristic; docs/BOTS.md has the measurements."""
+MAX_SPREAD: Final = 3.0
+"""The largest spread accepted (factors beyond e^±6 are not a style)."""
+OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread")
+"""The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
 MAX_ITERATIONS: Final = 10_000_000
@@ -112,6 +127,16 @@ def _parse_int(name: str, text: str, low: int, high: int) -> int:
     return value
 
 
+def _parse_spread(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"mcts option spread={text!r}: not a number") from None
+    if not 0.0 <= value <= MAX_SPREAD:  # also rejects nan
+        raise UserError(f"mcts option spread={text}: must be between 0 and {MAX_SPREAD:g}")
+    return value
+
+
 def _parse_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -127,7 +152,9 @@ class MctsBot:
 
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
     ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
-    which simulations always play to the end). ``clock`` (positional) is
+    which simulations always play to the end), ``spread`` (how far the
+    simulated opponent's style strays, :data:`DEFAULT_SPREAD`; 0 plays it
+    as the heuristic itself). ``clock`` (positional) is
     what the time budget is measured with, ``weights`` (positional, for
     experiments) the heuristic's numbers. After each move
     :attr:`last_simulations` says how many simulations it ran.
@@ -147,12 +174,14 @@ class MctsBot:
         self._rng = rng
         self._clock = clock
         self.weights = weights
-        unknown = set(options) - {"iterations", "time", "candidates", "depth", "endgame"}
+        unknown = set(options) - set(OPTIONS)
         if unknown:
             raise UserError(
-                f"unknown mcts option(s) {', '.join(sorted(unknown))}: "
-                "use iterations, time, candidates, depth, endgame"
+                f"unknown mcts option(s) {', '.join(sorted(unknown))}: use {', '.join(OPTIONS)}"
             )
+        self.spread = DEFAULT_SPREAD
+        if "spread" in options:
+            self.spread = _parse_spread(options["spread"])
         self.iterations: int | None = None
         self.time: float | None = None
         if "iterations" in options:
@@ -200,7 +229,9 @@ class MctsBot:
             dealt = 0
             while True:
                 sim = determinizer.sample(self._rng)
-                values = deal_values(sim, [candidates[i] for i in alive], me, depth, self.weights)
+                values = deal_values(
+                    sim, [candidates[i] for i in alive], me, depth, self.weights, self.opponent()
+                )
                 for i, value in zip(alive, values, strict=True):
                     totals[i] += value
                 self.last_simulations += len(alive)
@@ -214,6 +245,21 @@ class MctsBot:
             alive.sort(key=lambda i: -totals[i])
             alive = alive[: max(1, len(alive) // 2)]
         return to_turn(candidates[alive[0]])
+
+    def opponent(self) -> Weights | None:
+        """The opponent's numbers for one sampled deal: the heuristic's, each
+        scaled by a log-normal factor of ``spread`` (a sensible player of an
+        unknown style); ``None`` (the heuristic's own) when ``spread`` is 0."""
+        if not self.spread:
+            return None
+        scaled = Weights(
+            *(
+                value * math.exp(self._rng.gauss(0.0, self.spread))
+                for value in dataclasses.astuple(self.weights)
+            )
+        )
+        # A share above 1 would expect more cards than there are.
+        return dataclasses.replace(scaled, arrival_share=min(1.0, scaled.arrival_share))
 
     def _depth(self, view: View) -> int:
         return 10_000 if view.draw_pile_size <= self.endgame else self.depth
@@ -236,7 +282,8 @@ class MctsBot:
         deals = 0
         while True:
             sim = determinizer.sample(self._rng)
-            for i, value in enumerate(deal_values(sim, moves, me, depth, self.weights)):
+            values = deal_values(sim, moves, me, depth, self.weights, self.opponent())
+            for i, value in enumerate(values):
                 totals[i] += value
             deals += 1
             if self.iterations is not None and deals * len(moves) >= self.iterations:

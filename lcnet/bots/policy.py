@@ -564,12 +564,20 @@ def rank_turns(sim: Sim, weights: Weights = DEFAULT_WEIGHTS) -> list[ScoredTurn]
     return TurnScorer(sim, weights).ranked_turns()
 
 
-def rollout(sim: Sim, max_turns: int, weights: Weights = DEFAULT_WEIGHTS) -> int:
+def rollout(
+    sim: Sim,
+    max_turns: int,
+    weights: Weights = DEFAULT_WEIGHTS,
+    by_seat: tuple[Weights, Weights] | None = None,
+) -> int:
     """Play :func:`policy_turn` for both players for at most ``max_turns``
-    turns (to the end of the round if it comes first); returns the turns played."""
+    turns (to the end of the round if it comes first); returns the turns
+    played. Both play with ``weights``, or with seat 0's and seat 1's own
+    numbers if ``by_seat`` gives them."""
+    seats = by_seat or (weights, weights)
     played = 0
     while sim.deck_size and played < max_turns:
-        sim.apply(TurnScorer(sim, weights).best_turn())
+        sim.apply(TurnScorer(sim, seats[sim.to_move]).best_turn())
         played += 1
     return played
 
@@ -630,15 +638,25 @@ def evaluate(sim: Sim, p: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
 
 
 def deal_values(
-    sim: Sim, turns: Sequence[SimTurn], p: int, depth: int, weights: Weights = DEFAULT_WEIGHTS
+    sim: Sim,
+    turns: Sequence[SimTurn],
+    p: int,
+    depth: int,
+    weights: Weights = DEFAULT_WEIGHTS,
+    opponent: Weights | None = None,
 ) -> list[float]:
     """Each of ``turns`` made in the sampled deal ``sim`` (left unchanged),
     followed by a :func:`rollout` of ``depth`` turns, then :func:`evaluate`d
-    for player ``p``: the turns compared on the same deal."""
+    for player ``p``: the turns compared on the same deal. In the rollouts
+    the other player plays with ``opponent``'s numbers if given, else with
+    ``weights`` like ``p``."""
     values = []
+    by_seat = None
+    if opponent is not None:
+        by_seat = (weights, opponent) if p == 0 else (opponent, weights)
     for turn in turns:
         played = sim.copy()
         played.apply(turn)
-        rollout(played, depth, weights)
+        rollout(played, depth, weights, by_seat)
         values.append(evaluate(played, p, weights))
     return values
