@@ -19,10 +19,9 @@ hand. The search is an information-set search at the root:
   last card, who is left holding cards) come from the game itself rather
   than from the heuristic's estimate (:func:`~lcnet.bots.policy.evaluate`
   is used only when ``depth`` cuts a simulation short). Random playouts are
-  weak in Lost Cities; the heuristic is the model of both players, but the
-  opponent's numbers are scaled at random afresh for each deal (``spread``):
-  it is a sensible player of an unknown style, not a copy of the bot, whose
-  exploits would not carry over to other opponents.
+  weak in Lost Cities; the heuristic is the model of both players (with
+  ``spread``, the opponent's numbers are scaled at random afresh for each
+  deal: a player of an unknown style rather than a copy of the bot).
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -76,12 +75,15 @@ exact score replaces the evaluation where timing matters most."""
 SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
 """The heuristic's numbers in the search: its candidates, both players in
 its simulations, and the evaluation at their end."""
-DEFAULT_SPREAD: Final = 0.5
+DEFAULT_SPREAD: Final = 0.0
 """How far the opponent's numbers in the simulations stray from the
-heuristic's: each is scaled, afresh for every sampled deal, by a log-normal
-factor with this standard deviation of its logarithm (0.5: mostly between
-0.37 and 2.7 times). The opponent is then a sensible player of an unknown
-style rather than a copy of the heuristic; docs/BOTS.md has the measurements."""
+heuristic's (``spread``): with ``spread=S``, each is scaled, afresh for every
+sampled deal, by a log-normal factor whose logarithm has standard deviation
+S (0.5: mostly between 0.37 and 2.7 times), so the opponent is a sensible
+player of an unknown style rather than a copy of the heuristic. 0 (the
+default) plays it as the heuristic: 0.5 was measured to trade strength
+against greedy and aggressive for strength against cautious, no net gain
+(docs/BOTS.md)."""
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
 OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread")
