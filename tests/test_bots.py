@@ -205,9 +205,13 @@ def test_greedy_takes_no_options() -> None:
 # ------------------------------------------------------------------ mcts
 
 
-def test_mcts_with_an_iteration_budget_is_deterministic() -> None:
+@pytest.mark.parametrize(
+    ("search", "opponent"),
+    [("mcts:iterations=16,depth=4", "random"), ("hard:iterations=16", "easy")],
+)
+def test_the_search_with_an_iteration_budget_is_deterministic(search: str, opponent: str) -> None:
     def game() -> list[Move]:
-        r = play_round([make_bot("mcts:iterations=16,depth=4", 11), make_bot("random", 12)], seed=8)
+        r = play_round([make_bot(search, 11), make_bot(opponent, 12)], seed=8)
         return r.move_stack
 
     assert game() == game()
@@ -431,14 +435,6 @@ def test_easy_forgets_what_the_opponent_collects() -> None:
     )
     assert greedy_turn(view).put_down != PutDown.parse("discard g9")
     assert make_bot("easy").choose_turn(view).put_down == PutDown.parse("discard g9")
-
-
-def test_hard_with_an_iteration_budget_is_deterministic() -> None:
-    def game() -> list[Move]:
-        r = play_round([make_bot("hard:iterations=16", 11), make_bot("easy", 12)], seed=8)
-        return r.move_stack
-
-    assert game() == game()
 
 
 def test_evaluate_turns_ranks_the_last_turn_points_above_a_discard() -> None:

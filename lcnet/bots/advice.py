@@ -33,9 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcnet.bots.mcts import candidate_turns
-from lcnet.bots.policy import deal_values
-from lcnet.bots.sim import Determinizer, from_turn, to_turn
+from lcnet.bots.mcts import MctsBot, candidate_turns
+from lcnet.bots.sim import Determinizer, to_turn
 from lcnet.cards import Suit, format_cards, sort_hand
 from lcnet.engine import EXPEDITION_COST, Phase, Turn, View
 
@@ -172,17 +171,15 @@ def candidates(view: View, limit: int = CANDIDATES) -> list[Turn]:
 
 def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -> list[float]:
     """Each turn's expected final score difference of the round (the holder
-    minus the opponent), over the same ``deals`` determinizations of ``view``."""
-    determinizer = Determinizer(view)
-    sim_turns = [from_turn(t) for t in turns]
-    depth = 10_000 if view.draw_pile_size <= ENDGAME_DRAW_PILE else DEPTH
-    totals = [0.0] * len(turns)
-    for _ in range(deals):
-        for i, value in enumerate(
-            deal_values(determinizer.sample(rng), sim_turns, view.seat, depth)
-        ):
-            totals[i] += value
-    return [total / deals for total in totals]
+    minus the opponent), over the same ``deals`` determinizations of ``view``:
+    the search's own valuation, with short playouts (:data:`DEPTH`)."""
+    search = MctsBot(
+        rng,
+        iterations=str(deals * len(turns)),
+        depth=str(DEPTH),
+        endgame=str(ENDGAME_DRAW_PILE),
+    )
+    return search.evaluate_turns(view, turns)
 
 
 # -------------------------------------------------------------- in words

@@ -129,23 +129,15 @@ def _parse_int(name: str, text: str, low: int, high: int) -> int:
     return value
 
 
-def _parse_spread(text: str) -> float:
+def _parse_float(name: str, text: str, high: float, *, zero: bool, noun: str = "number") -> float:
+    """An option's number, at most ``high`` and above 0 (or from 0 if ``zero``)."""
     try:
         value = float(text)
     except ValueError:
-        raise UserError(f"mcts option spread={text!r}: not a number") from None
-    if not 0.0 <= value <= MAX_SPREAD:  # also rejects nan
-        raise UserError(f"mcts option spread={text}: must be between 0 and {MAX_SPREAD:g}")
-    return value
-
-
-def _parse_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UserError(f"mcts option time={text!r}: not a number of seconds") from None
-    if not 0.0 < value <= MAX_TIME:  # also rejects nan
-        raise UserError(f"mcts option time={text}: must be more than 0 and at most {MAX_TIME:g}")
+        raise UserError(f"mcts option {name}={text!r}: not a {noun}") from None
+    if not ((value >= 0.0 if zero else value > 0.0) and value <= high):  # also rejects nan
+        bounds = "between 0 and" if zero else "more than 0 and at most"
+        raise UserError(f"mcts option {name}={text}: must be {bounds} {high:g}")
     return value
 
 
@@ -183,13 +175,15 @@ class MctsBot:
             )
         self.spread = DEFAULT_SPREAD
         if "spread" in options:
-            self.spread = _parse_spread(options["spread"])
+            self.spread = _parse_float("spread", options["spread"], MAX_SPREAD, zero=True)
         self.iterations: int | None = None
         self.time: float | None = None
         if "iterations" in options:
             self.iterations = _parse_int("iterations", options["iterations"], 1, MAX_ITERATIONS)
         if "time" in options:
-            self.time = _parse_seconds(options["time"])
+            self.time = _parse_float(
+                "time", options["time"], MAX_TIME, zero=False, noun="number of seconds"
+            )
         if self.iterations is None and self.time is None:
             self.iterations = DEFAULT_ITERATIONS
             self.time = DEFAULT_TIME
