@@ -9,8 +9,11 @@ turns a correct test red.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -31,8 +34,58 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     # gets its usual meaning back, here and in the children we start.
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os.environ:
+    # Some machines forbid bytecode files (PYTHONDONTWRITEBYTECODE), and then
+    # each of the suite's ~150 Python processes (xdist workers, `lcnet`
+    # children) compiles the package and rewrites the tests' asserts from
+    # source again, run after run: about 15 s of CPU a run. They keep one
+    # bytecode cache instead, in pytest's cache directory of the checkout
+    # (ignored by git, like __pycache__), not beside the sources. Set here, in
+    # the first process, so the workers and children inherit it; the code
+    # they run is the same.
+    _pycache = Path(__file__).resolve().parent.parent / ".pytest_cache" / "pycache"
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = str(_pycache)
+
 
 import pytest  # noqa: E402
+
+_MEMORY_FS = "/dev/shm"
+_MEMORY_BASETEMP = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary files of the run go to memory (tmpfs) where there is one.
+
+    Every replay record is fsynced before its frame is sent (no lost data),
+    which costs a disk write on an ordinary file system: tens of thousands of
+    them over the suite, about a quarter of the time of the tests that play
+    matches. On tmpfs the same calls do the same thing, only without a disk.
+    A --basetemp given on the command line is kept; with xdist, the workers
+    get their own directories under this one. The directory is removed when
+    every test passed, and kept (and named at the end) when one failed.
+    """
+    if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
+        return
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # the controller chose, and passed the directory on
+    if not (os.path.isdir(_MEMORY_FS) and os.access(_MEMORY_FS, os.W_OK | os.X_OK)):
+        return
+    base = tempfile.mkdtemp(prefix="lcnet-tests-", dir=_MEMORY_FS)
+    config.option.basetemp = base
+    config.stash[_MEMORY_BASETEMP] = base
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    base = config.stash.get(_MEMORY_BASETEMP, None)
+    if base is None:
+        return
+    if exitstatus == pytest.ExitCode.OK:
+        shutil.rmtree(base, ignore_errors=True)
+    else:
+        terminalreporter.write_line(f"the temporary files of this run are kept in {base}")
 
 
 @pytest.fixture(autouse=True)
