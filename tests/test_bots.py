@@ -40,7 +40,7 @@ SEARCH = "mcts:iterations=12,depth=4"
 
 BOT_SPECS = ("random", "greedy", SEARCH)
 
-LEVEL_SPECS = ("easy", "medium", "hard:iterations=12")
+LEVEL_SPECS = ("easy", "medium", "hard:iterations=6")
 """The levels, the search with a test-sized budget."""
 
 
@@ -207,7 +207,7 @@ def test_greedy_takes_no_options() -> None:
 
 @pytest.mark.parametrize(
     ("search", "opponent"),
-    [("mcts:iterations=16,depth=4", "random"), ("hard:iterations=16", "easy")],
+    [("mcts:iterations=16,depth=4", "random"), ("hard:iterations=8", "easy")],
 )
 def test_the_search_with_an_iteration_budget_is_deterministic(search: str, opponent: str) -> None:
     def game() -> list[Move]:

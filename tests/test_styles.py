@@ -75,7 +75,7 @@ def test_style_bots_are_registered_quick_and_take_no_options() -> None:
 
 def test_cautious_never_wagers_without_three_numbers_of_the_suit() -> None:
     wagers = 0
-    for seed in range(60):
+    for seed in range(30):
         for opponent in ("random", "greedy"):
             specs = ("cautious", opponent) if seed % 2 else (opponent, "cautious")
             seat = specs.index("cautious")
@@ -90,7 +90,7 @@ def test_cautious_never_wagers_without_three_numbers_of_the_suit() -> None:
 
 
 def test_aggressive_wagers_more_than_greedy_and_cautious_less() -> None:
-    seeds = range(40)
+    seeds = range(20)
     counts = {spec: wagers_played(spec, seeds) for spec in ("greedy", *STYLES)}
     assert counts["aggressive"] > counts["greedy"] > counts["cautious"], counts
 
@@ -99,7 +99,7 @@ def test_cautious_opens_later_than_greedy_and_aggressive_earlier() -> None:
     """The put-down (counting the bot's own turns) that first opens an expedition."""
     first: Counter[str] = Counter()
     for spec in ("greedy", *STYLES):
-        for seed in range(40):
+        for seed in range(20):
             seat = seed % 2
             specs = ("random", spec) if seat else (spec, "random")
             own = [(view, turn) for p, view, turn in play(specs, seed) if p == seat]
