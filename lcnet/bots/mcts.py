@@ -201,7 +201,7 @@ class MctsBot:
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
         deadline = None if self.time is None else start + self.time
-        determinizer = Determinizer(view)
+        determinizer = self.determinizer(view)
         candidates = self._candidates(view, determinizer)
         self.last_simulations = 0
         if len(candidates) == 1:
@@ -242,6 +242,12 @@ class MctsBot:
             alive = alive[: max(1, len(alive) // 2)]
         return to_turn(candidates[alive[0]])
 
+    def determinizer(self, view: View) -> Determinizer:
+        """Where the search's sampled deals come from: the deals consistent
+        with ``view``. A seam for experiments (bench/oracle.py gives the
+        search the opponent's real hand, to measure what knowing it is worth)."""
+        return Determinizer(view)
+
     def opponent(self) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each
         scaled by a log-normal factor of ``spread`` (a sensible player of an
@@ -270,7 +276,7 @@ class MctsBot:
         if not turns:
             return []
         start = self._clock()
-        determinizer = Determinizer(view)
+        determinizer = self.determinizer(view)
         moves = [from_turn(t) for t in turns]
         depth = self._depth(view)
         me = view.seat

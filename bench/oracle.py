@@ -1,0 +1,157 @@
+"""What would knowing the opponent's hand be worth to the hard search?
+
+    python bench/oracle.py [--deals N] [--seed S] [--jobs J] [--bot SPEC] [--opponent SPEC]
+
+Plays the same duplicate deals as ``bench/duel.py`` twice: once with the
+search as it is (``--bot``, default ``hard``) against ``--opponent``
+(default ``greedy``), once with the same search told the opponent's real
+hand, every card of it (the order of the draw pile stays unknown and is
+still sampled). Nothing else changes: the same candidates, budget and
+random numbers. The difference between the two is the most that reading the
+opponent's hand from its play (which cards it took, kept, skipped or threw
+away) could give this search; the second figure is a ceiling, not a bot.
+
+Prints, for each, the round win rate with its 95% interval and the margin a
+round with its 95% interval (from the per-deal pairs), then the paired
+difference in margin on the same deals. The default (2 deals) is a quick
+check that finishes in well under a minute with ``--jobs 2``; the figures in
+docs/BOTS.md were taken with ``--deals 100 --jobs 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from lcnet.bots import make_bot
+from lcnet.bots.mcts import MctsBot
+from lcnet.bots.sim import Determinizer
+from lcnet.engine import Round, View
+from lcnet.selfplay import MAX_TURNS_PER_ROUND, wilson_interval
+
+
+class HandDeterminizer(Determinizer):
+    """Deals consistent with the view in which the opponent holds ``hand``
+    (its real cards): only the draw pile's order is sampled."""
+
+    def __init__(self, view: View, hand: list[int]) -> None:
+        super().__init__(view)
+        extra = [cid for cid in hand if cid not in self.known]
+        self.known = self.known + extra
+        self.hidden = 0
+        self.unseen = [cid for cid in self.unseen if cid not in set(extra)]
+
+
+class HandOracle:
+    """Wraps a search bot: before each move it is told the opponent's hand."""
+
+    def __init__(self, bot: MctsBot) -> None:
+        self.bot = bot
+        self.round: Round | None = None
+        bot.determinizer = self._determinizer  # type: ignore[method-assign]
+
+    def _determinizer(self, view: View) -> Determinizer:
+        assert self.round is not None
+        return HandDeterminizer(view, [c.id for c in self.round.hand(view.opponent)])
+
+    def choose_turn(self, rnd: Round, view: View):  # type: ignore[no-untyped-def]
+        self.round = rnd
+        return self.bot.choose_turn(view)
+
+
+def play_deal(
+    a: str, b: str, seed: int, index: int, suits: int, oracle: bool
+) -> tuple[int, int, float, int]:
+    """Deal ``index`` twice, seats swapped, with A told B's hand if ``oracle``:
+    (margin with A in seat 0, margin with A in seat 1, A's time, A's moves)."""
+    margins = []
+    spent = 0.0
+    moves = 0
+    for a_seat in (0, 1):
+        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
+        bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
+        first = make_bot(a, bot_rng.getrandbits(64))
+        second = make_bot(b, bot_rng.getrandbits(64))
+        if oracle and not isinstance(first, MctsBot):
+            raise SystemExit(f"--bot {a} is not the search: nothing to tell it")
+        told = HandOracle(first) if oracle and isinstance(first, MctsBot) else None
+        while not rnd.is_over:
+            if rnd.turns_played >= MAX_TURNS_PER_ROUND:
+                raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")
+            p = rnd.to_move
+            view = rnd.view(p)
+            start = time.perf_counter()
+            if p != a_seat:
+                turn = second.choose_turn(view)
+            elif told is not None:
+                turn = told.choose_turn(rnd, view)
+            else:
+                turn = first.choose_turn(view)
+            if p == a_seat:
+                spent += time.perf_counter() - start
+                moves += 1
+            rnd.push_turn(turn, p)
+        scores = rnd.scores()
+        margins.append(scores[a_seat] - scores[1 - a_seat])
+    return margins[0], margins[1], spent, moves
+
+
+def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float]:
+    """Print one line set for ``name``; return the per-deal mean margins."""
+    margins = [m for pair in results for m in pair[:2]]
+    wins = sum(m > 0 for m in margins)
+    draws = sum(m == 0 for m in margins)
+    low, high = wilson_interval(wins, len(margins))
+    pairs = [(x + y) / 2 for x, y, *_ in results]
+    mean, half = mean_ci(pairs)
+    moves = sum(r[3] for r in results)
+    print(
+        f"{name}_win_rate: {(wins + draws / 2) / len(margins):.1%}  "
+        f"(ci95 {low:.1%}-{high:.1%}, {wins} of {len(margins)} rounds, {draws} drawn)"
+    )
+    low, high = mean - half, mean + half
+    print(f"{name}_margin: {mean:+.1f} points/round  (ci95 {low:+.1f} to {high:+.1f})")
+    print(f"{name}_move_time: {sum(r[2] for r in results) / max(1, moves) * 1000:.0f} ms")
+    return pairs
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (normal approximation)."""
+    mean = sum(values) / len(values)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1))
+    return mean, 1.96 * sd / math.sqrt(len(values))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=2, help="deals, each played twice")
+    parser.add_argument("--seed", type=int, default=1, help="which deals (as bench/duel.py)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes")
+    parser.add_argument("--suits", type=int, default=5)
+    parser.add_argument("--bot", default="hard", help="the search (an mcts spec)")
+    parser.add_argument("--opponent", default="greedy")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    jobs = [
+        (args.bot, args.opponent, args.seed, i, args.suits, oracle)
+        for oracle in (False, True)
+        for i in range(args.deals)
+    ]
+    with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
+        results = list(pool.map(play_deal, *zip(*jobs, strict=True)))
+    plain, told = results[: args.deals], results[args.deals :]
+    print(f"oracle: {args.bot} vs {args.opponent}, {args.deals} deals x 2 seats, seed {args.seed}")
+    plain_pairs = summary("search", plain)
+    told_pairs = summary("told_hand", told)
+    gain, half = mean_ci([t - p for p, t in zip(plain_pairs, told_pairs, strict=True)])
+    print(f"hand_worth: {gain:+.1f} points/round  (ci95 {gain - half:+.1f} to {gain + half:+.1f})")
+    print(f"wall: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
