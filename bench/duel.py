@@ -15,6 +15,7 @@ interval (from the per-deal pairs), and A's mean time per move.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import sys
@@ -23,13 +24,35 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from lcnet.bots import make_bot
-from lcnet.engine import Round
+from lcnet.bots.mcts import MctsBot
+from lcnet.bots.sim import Determinizer
+from lcnet.engine import Round, View
 from lcnet.selfplay import MAX_TURNS_PER_ROUND, wilson_interval
 
 
-def play_deal(a: str, b: str, seed: int, index: int, suits: int) -> tuple[int, int, float, int]:
+class HandDeterminizer(Determinizer):
+    """Deals consistent with the view in which the opponent holds ``hand``
+    (its real cards): only the draw pile's order is sampled."""
+
+    def __init__(self, view: View, hand: list[int]) -> None:
+        super().__init__(view)
+        extra = [cid for cid in hand if cid not in self.known]
+        self.known = self.known + extra
+        self.hidden = 0
+        self.unseen = [cid for cid in self.unseen if cid not in set(extra)]
+
+
+def told_deals(rnd: Round, view: View) -> Determinizer:
+    """The deals of ``view`` in which the opponent holds its real hand in ``rnd``."""
+    return HandDeterminizer(view, [c.id for c in rnd.hand(view.opponent)])
+
+
+def play_deal(
+    a: str, b: str, seed: int, index: int, suits: int, told_hand: bool = False
+) -> tuple[int, int, float, int]:
     """Deal ``index`` played twice; returns (margin with A in seat 0, margin
-    with A in seat 1, A's thinking time, A's moves)."""
+    with A in seat 1, A's thinking time, A's moves). With ``told_hand`` A,
+    the search, samples its deals with B's real hand (bench/oracle.py)."""
     margins = []
     spent = 0.0
     moves = 0
@@ -37,6 +60,12 @@ def play_deal(a: str, b: str, seed: int, index: int, suits: int) -> tuple[int, i
         rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
         bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
         bots = [make_bot(a, bot_rng.getrandbits(64)), make_bot(b, bot_rng.getrandbits(64))]
+        if told_hand:
+            if not isinstance(bots[0], MctsBot):
+                raise SystemExit(f"{a} is not the search: nothing to tell it")
+            bots[0].determinizer = functools.partial(  # type: ignore[method-assign]
+                told_deals, rnd
+            )
         if a_seat == 1:
             bots.reverse()
         while not rnd.is_over:

@@ -22,83 +22,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from lcnet.bots import make_bot
-from lcnet.bots.mcts import MctsBot
-from lcnet.bots.sim import Determinizer
-from lcnet.engine import Round, View
-from lcnet.selfplay import MAX_TURNS_PER_ROUND, wilson_interval
+from duel import play_deal  # bench/duel.py, beside this script
 
-
-class HandDeterminizer(Determinizer):
-    """Deals consistent with the view in which the opponent holds ``hand``
-    (its real cards): only the draw pile's order is sampled."""
-
-    def __init__(self, view: View, hand: list[int]) -> None:
-        super().__init__(view)
-        extra = [cid for cid in hand if cid not in self.known]
-        self.known = self.known + extra
-        self.hidden = 0
-        self.unseen = [cid for cid in self.unseen if cid not in set(extra)]
-
-
-class HandOracle:
-    """Wraps a search bot: before each move it is told the opponent's hand."""
-
-    def __init__(self, bot: MctsBot) -> None:
-        self.bot = bot
-        self.round: Round | None = None
-        bot.determinizer = self._determinizer  # type: ignore[method-assign]
-
-    def _determinizer(self, view: View) -> Determinizer:
-        assert self.round is not None
-        return HandDeterminizer(view, [c.id for c in self.round.hand(view.opponent)])
-
-    def choose_turn(self, rnd: Round, view: View):  # type: ignore[no-untyped-def]
-        self.round = rnd
-        return self.bot.choose_turn(view)
-
-
-def play_deal(
-    a: str, b: str, seed: int, index: int, suits: int, oracle: bool
-) -> tuple[int, int, float, int]:
-    """Deal ``index`` twice, seats swapped, with A told B's hand if ``oracle``:
-    (margin with A in seat 0, margin with A in seat 1, A's time, A's moves)."""
-    margins = []
-    spent = 0.0
-    moves = 0
-    for a_seat in (0, 1):
-        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
-        bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
-        first = make_bot(a, bot_rng.getrandbits(64))
-        second = make_bot(b, bot_rng.getrandbits(64))
-        if oracle and not isinstance(first, MctsBot):
-            raise SystemExit(f"--bot {a} is not the search: nothing to tell it")
-        told = HandOracle(first) if oracle and isinstance(first, MctsBot) else None
-        while not rnd.is_over:
-            if rnd.turns_played >= MAX_TURNS_PER_ROUND:
-                raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")
-            p = rnd.to_move
-            view = rnd.view(p)
-            start = time.perf_counter()
-            if p != a_seat:
-                turn = second.choose_turn(view)
-            elif told is not None:
-                turn = told.choose_turn(rnd, view)
-            else:
-                turn = first.choose_turn(view)
-            if p == a_seat:
-                spent += time.perf_counter() - start
-                moves += 1
-            rnd.push_turn(turn, p)
-        scores = rnd.scores()
-        margins.append(scores[a_seat] - scores[1 - a_seat])
-    return margins[0], margins[1], spent, moves
+from lcnet.selfplay import wilson_interval
 
 
 def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float]:
@@ -138,8 +69,8 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     jobs = [
-        (args.bot, args.opponent, args.seed, i, args.suits, oracle)
-        for oracle in (False, True)
+        (args.bot, args.opponent, args.seed, i, args.suits, told)
+        for told in (False, True)
         for i in range(args.deals)
     ]
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
