@@ -39,7 +39,15 @@ class HandDeterminizer(Determinizer):
         extra = [cid for cid in hand if cid not in self.known]
         self.known = self.known + extra
         self.hidden = 0
-        self.unseen = [cid for cid in self.unseen if cid not in set(extra)]
+        placed = set(extra)
+        self.unseen = [cid for cid in self.unseen if cid not in placed]
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (normal approximation)."""
+    mean = sum(values) / len(values)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1))
+    return mean, 1.96 * sd / math.sqrt(len(values))
 
 
 def told_deals(rnd: Round, view: View) -> Determinizer:
@@ -120,10 +128,7 @@ def main() -> None:
     wins = sum(m > 0 for m in margins)
     draws = sum(m == 0 for m in margins)
     low, high = wilson_interval(wins, rounds)
-    pair_means = [(x + y) / 2 for x, y, *_ in results]
-    mean = sum(pair_means) / len(pair_means)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in pair_means) / max(1, len(pair_means) - 1))
-    half = 1.96 * sd / math.sqrt(len(pair_means))
+    mean, half = mean_ci([(x + y) / 2 for x, y, *_ in results])
     moves = sum(r[3] for r in results)
     spent = sum(r[2] for r in results)
     print(f"duel: {args.a} vs {args.b}, {args.deals} deals x 2 seats, seed {args.seed}")

@@ -21,13 +21,12 @@ docs/BOTS.md were taken with ``--deals 100 --jobs 2``.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from duel import play_deal  # bench/duel.py, beside this script
+from duel import mean_ci, play_deal  # bench/duel.py, beside this script
 
 from lcnet.selfplay import wilson_interval
 
@@ -49,13 +48,6 @@ def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float
     print(f"{name}_margin: {mean:+.1f} points/round  (ci95 {low:+.1f} to {high:+.1f})")
     print(f"{name}_move_time: {sum(r[2] for r in results) / max(1, moves) * 1000:.0f} ms")
     return pairs
-
-
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval (normal approximation)."""
-    mean = sum(values) / len(values)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1))
-    return mean, 1.96 * sd / math.sqrt(len(values))
 
 
 def main() -> None:
