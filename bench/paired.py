@@ -1,0 +1,107 @@
+"""Two versions of a bot on the same deals, paired: what a change is worth.
+
+    python bench/paired.py [A A2 B] [--from N] [--deals D] [--seed S] [--jobs J]
+
+(by default medium, easy and cautious: what easy's blind spots cost, in
+seconds; a search takes about half a minute a deal)
+
+Each deal (bench/duel.py's deals, both seats) is played by A against B until
+the draw pile holds N cards (by default from the first turn); from there it
+is played out twice, once by A and once by A2, with the same seeds, against
+the same B. Where the two versions choose alike the games stay identical,
+so the paired difference of A2's and A's margins carries only the noise of
+the turns they choose differently: far less than two separate duels (and
+``--from`` a small N compares two endgames alone). Prints A's and A2's mean
+margin a round and their paired difference, with 95% intervals over the
+deals, and the rounds the change played differently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from duel import mean_ci
+
+from lcnet.bots import Bot, make_bot
+from lcnet.engine import Round
+from lcnet.selfplay import MAX_TURNS_PER_ROUND
+
+
+def play_out(rnd: Round, bots: list[Bot], a_seat: int) -> int:
+    """Play ``rnd`` to its end; A's margin (A in ``a_seat``)."""
+    while not rnd.is_over:
+        if rnd.turns_played >= MAX_TURNS_PER_ROUND:
+            raise RuntimeError("the round stalled")
+        p = rnd.to_move
+        rnd.push_turn(bots[p].choose_turn(rnd.view(p)), p)
+    scores = rnd.scores()
+    return scores[a_seat] - scores[1 - a_seat]
+
+
+def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> list[tuple[int, int]]:
+    """Deal ``index`` in both seats: (A's margin, A2's margin) for each."""
+    pairs = []
+    for a_seat in (0, 1):
+        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=5, starter=index % 2)
+        rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
+        bots = [make_bot(a, rng.getrandbits(64)), make_bot(b, rng.getrandbits(64))]
+        if a_seat:
+            bots.reverse()
+        while not rnd.is_over and rnd.view(0).draw_pile_size > start:
+            p = rnd.to_move
+            rnd.push_turn(bots[p].choose_turn(rnd.view(p)), p)
+        rest = rng.getrandbits(64)
+        margins = []
+        for spec in (a, a2):
+            these = copy.deepcopy(bots)
+            these[a_seat] = make_bot(spec, rest)
+            margins.append(play_out(copy.deepcopy(rnd), these, a_seat))
+        pairs.append((margins[0], margins[1]))
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("a", nargs="?", default="medium", help="the bot as it is (a bot spec)")
+    parser.add_argument("a2", nargs="?", default="easy", help="the changed bot")
+    parser.add_argument("b", nargs="?", default="cautious", help="the opponent of both")
+    parser.add_argument(
+        "--from", dest="start", type=int, default=1000, help="branch at this draw pile size"
+    )
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    jobs = [(args.a, args.a2, args.b, args.start, args.seed, i) for i in range(args.deals)]
+    pairs: list[tuple[int, int]] = []
+    with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
+        for result in pool.map(play_deal, *zip(*jobs, strict=True)):
+            pairs.extend(result)
+            if len(pairs) % 20 == 0:
+                diff = [y - x for x, y in pairs]
+                print(f"  {len(pairs)} rounds: diff {sum(diff) / len(diff):+.2f}", file=sys.stderr)
+    print(f"paired: {args.a} then {args.a2} vs {args.b}, {args.deals} deals x 2 seats")
+    for name, values in (
+        ("a_margin", [x for x, _ in pairs]),
+        ("a2_margin", [y for _, y in pairs]),
+        ("difference", [y - x for x, y in pairs]),
+    ):
+        # A deal's two rounds share their cards: the interval is over deals.
+        mean, half = mean_ci([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
+        print(f"{name}: {mean:+.2f} points/round  ci95: {mean - half:+.2f} to {mean + half:+.2f}")
+    for name, index in (("a_win_rate", 0), ("a2_win_rate", 1)):
+        won = sum((p[index] > 0) + (p[index] == 0) / 2 for p in pairs)
+        print(f"{name}: {won / len(pairs):.1%}")
+    print(f"rounds_changed: {sum(x != y for x, y in pairs)} of {len(pairs)}")
+    print(f"wall: {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
