@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from lcnet.bots import make_bot
+from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import MctsBot
 from lcnet.bots.sim import Determinizer
 from lcnet.engine import Round, View
@@ -55,6 +55,19 @@ def told_deals(rnd: Round, view: View) -> Determinizer:
     return HandDeterminizer(view, [c.id for c in rnd.hand(view.opponent)])
 
 
+def seat(
+    a: str, b: str, seed: int, index: int, suits: int, a_seat: int
+) -> tuple[Round, list[Bot], random.Random]:
+    """Deal ``index`` with A in ``a_seat``: the round, the bots in seat order,
+    and the random source their seeds came from (for any later bot)."""
+    rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
+    bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
+    bots = [make_bot(a, bot_rng.getrandbits(64)), make_bot(b, bot_rng.getrandbits(64))]
+    if a_seat == 1:
+        bots.reverse()
+    return rnd, bots, bot_rng
+
+
 def play_deal(
     a: str, b: str, seed: int, index: int, suits: int, told_hand: bool = False
 ) -> tuple[int, int, float, int]:
@@ -65,17 +78,14 @@ def play_deal(
     spent = 0.0
     moves = 0
     for a_seat in (0, 1):
-        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=suits, starter=index % 2)
-        bot_rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
-        bots = [make_bot(a, bot_rng.getrandbits(64)), make_bot(b, bot_rng.getrandbits(64))]
+        rnd, bots, _ = seat(a, b, seed, index, suits, a_seat)
         if told_hand:
-            if not isinstance(bots[0], MctsBot):
+            search = bots[a_seat]
+            if not isinstance(search, MctsBot):
                 raise SystemExit(f"{a} is not the search: nothing to tell it")
-            bots[0].determinizer = functools.partial(  # type: ignore[method-assign]
+            search.determinizer = functools.partial(  # type: ignore[method-assign]
                 told_deals, rnd
             )
-        if a_seat == 1:
-            bots.reverse()
         while not rnd.is_over:
             if rnd.turns_played >= MAX_TURNS_PER_ROUND:
                 raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import copy
-import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from duel import mean_ci
+from duel import mean_ci, seat
 
 from lcnet.bots import Bot, make_bot
 from lcnet.engine import Round
@@ -48,12 +47,8 @@ def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> lis
     """Deal ``index`` in both seats: (A's margin, A2's margin) for each."""
     pairs = []
     for a_seat in (0, 1):
-        rnd = Round.new(random.Random(f"duel:{seed}:{index}"), suits=5, starter=index % 2)
-        rng = random.Random(f"duel-bots:{seed}:{index}:{a_seat}")
-        bots = [make_bot(a, rng.getrandbits(64)), make_bot(b, rng.getrandbits(64))]
-        if a_seat:
-            bots.reverse()
-        while not rnd.is_over and rnd.view(0).draw_pile_size > start:
+        rnd, bots, rng = seat(a, b, seed, index, 5, a_seat)
+        while not rnd.is_over and rnd.draw_pile_size > start:
             p = rnd.to_move
             rnd.push_turn(bots[p].choose_turn(rnd.view(p)), p)
         rest = rng.getrandbits(64)
