@@ -13,7 +13,8 @@ so the paired difference of A2's and A's margins carries only the noise of
 the turns they choose differently: far less than two separate duels (and
 ``--from`` a small N compares two endgames alone). Prints A's and A2's mean
 margin a round and their paired difference, with 95% intervals over the
-deals, and the rounds the change played differently.
+deals, both win rates and their paired difference (also with an interval),
+and the rounds the change played differently.
 """
 
 from __future__ import annotations
@@ -91,9 +92,14 @@ def main() -> None:
         # A deal's two rounds share their cards: the interval is over deals.
         mean, half = mean_ci([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
         print(f"{name}: {mean:+.2f} points/round  ci95: {mean - half:+.2f} to {mean + half:+.2f}")
+    wins = [[(m > 0) + (m == 0) / 2 for m in pair] for pair in pairs]
     for name, index in (("a_win_rate", 0), ("a2_win_rate", 1)):
-        won = sum((p[index] > 0) + (p[index] == 0) / 2 for p in pairs)
-        print(f"{name}: {won / len(pairs):.1%}")
+        print(f"{name}: {sum(w[index] for w in wins) / len(wins):.1%}")
+    # The change in win rate, paired like the margins (interval over deals).
+    mean, half = mean_ci(
+        [(x[1] - x[0] + y[1] - y[0]) / 2 for x, y in zip(wins[::2], wins[1::2], strict=True)]
+    )
+    print(f"win_rate_difference: {mean:+.1%}  ci95: {mean - half:+.1%} to {mean + half:+.1%}")
     print(f"rounds_changed: {sum(x != y for x, y in pairs)} of {len(pairs)}")
     print(f"wall: {time.perf_counter() - started:.0f} s")
 
