@@ -270,6 +270,19 @@ def test_mcts_stops_at_whichever_budget_comes_first() -> None:
     assert bot.last_simulations <= 20 + 4  # the last deal may finish its candidates
 
 
+def test_late_in_the_round_the_search_compares_more_turns() -> None:
+    rnd, seat = next((r, p) for r, p in positions(seed=6, count=80) if r.draw_pile_size <= 16)
+    view = rnd.view(seat)
+    late = MctsBot(random.Random(1), iterations="40")
+    early = MctsBot(random.Random(1), iterations="40", late="0")
+    fixed = MctsBot(random.Random(1), iterations="40", candidates="3")
+    for bot in (late, early, fixed):
+        assert bot.choose_turn(view) in committed_turns(view)
+    assert early.last_candidates == 4
+    assert late.last_candidates > early.last_candidates
+    assert fixed.last_candidates == 3  # a width that was given is kept
+
+
 def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> None:
     bot = MctsBot(random.Random(1))
     assert bot.iterations is not None and bot.iterations > 0
@@ -290,6 +303,8 @@ def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> No
         "mcts:spread=nan",
         "mcts:spread=wide",
         "mcts:spread=4",
+        "mcts:late=-1",
+        "mcts:late=soon",
     ],
 )
 def test_mcts_rejects_bad_options(spec: str) -> None:

@@ -10,7 +10,8 @@ hand. The search is an information-set search at the root:
 * **Candidates.** The root's actions are whole turns (put-down and draw).
   The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
-  (the heuristic's own choice always among them) as priors.
+  (the heuristic's own choice always among them) as priors: four, and ten
+  once the draw pile is down to ``late`` cards.
 * **Simulations.** A simulation makes one candidate turn in one
   determinization and lets the heuristic play both sides to the end of the
   round (``depth`` turns at most, by default all of them), then scores the
@@ -35,6 +36,7 @@ Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
 Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
+(:data:`LATE_ITERATIONS` late in the round, where playouts are short)
 capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
 machine, and never more than about a second on a slow or busy one.
 """
@@ -86,7 +88,18 @@ against greedy and aggressive for strength against cautious, no net gain
 (docs/BOTS.md)."""
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
-OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread")
+LATE_DRAW_PILE: Final = 16
+"""From this many cards in the draw pile, the default budget searches wider
+and longer (:data:`LATE_CANDIDATES`, :data:`LATE_ITERATIONS`): playouts are
+short there, so a move costs about what an early one does, and the right
+turn (tempo, the last plays) is more often outside the heuristic's best four
+(docs/BOTS.md, "The late search": +5 to +6 a round against greedy)."""
+LATE_CANDIDATES: Final = 10
+"""Root candidates in a late position, when ``candidates`` is not given."""
+LATE_ITERATIONS: Final = 750
+"""Simulations a move in a late position under the default budget (still
+capped at :data:`DEFAULT_TIME`)."""
+OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late")
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
@@ -148,10 +161,14 @@ class MctsBot:
     ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
     which simulations always play to the end), ``spread`` (how far the
     simulated opponent's style strays, :data:`DEFAULT_SPREAD`; 0 plays it
-    as the heuristic itself). ``clock`` (positional) is
+    as the heuristic itself), ``late`` (the draw-pile size from which the
+    search compares :data:`LATE_CANDIDATES` turns, unless ``candidates`` is
+    given, with :data:`LATE_ITERATIONS` simulations under the default
+    budget; 0 never). ``clock`` (positional) is
     what the time budget is measured with, ``weights`` (positional, for
     experiments) the heuristic's numbers. After each move
-    :attr:`last_simulations` says how many simulations it ran.
+    :attr:`last_candidates` says how many turns it compared and
+    :attr:`last_simulations` how many simulations it ran.
     """
 
     name = "mcts"
@@ -184,12 +201,21 @@ class MctsBot:
             self.time = _parse_float(
                 "time", options["time"], MAX_TIME, zero=False, noun="number of seconds"
             )
+        # The late search widens only what was not given.
+        self.late_iterations: int | None = self.iterations
         if self.iterations is None and self.time is None:
             self.iterations = DEFAULT_ITERATIONS
+            self.late_iterations = LATE_ITERATIONS
             self.time = DEFAULT_TIME
-        self.candidates = DEFAULT_CANDIDATES
+        self.candidates = self.late_candidates = DEFAULT_CANDIDATES
         if "candidates" in options:
             self.candidates = _parse_int("candidates", options["candidates"], 1, 100)
+            self.late_candidates = self.candidates
+        else:
+            self.late_candidates = LATE_CANDIDATES
+        self.late = LATE_DRAW_PILE
+        if "late" in options:
+            self.late = _parse_int("late", options["late"], 0, 1000)
         self.depth = DEFAULT_DEPTH
         if "depth" in options:
             self.depth = _parse_int("depth", options["depth"], 0, 1000)
@@ -197,12 +223,17 @@ class MctsBot:
         if "endgame" in options:
             self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
         self.last_simulations = 0
+        self.last_candidates = 0
 
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
-        candidates = self._candidates(view, determinizer)
+        late = view.draw_pile_size <= self.late
+        iterations = self.late_iterations if late else self.iterations
+        width = self.late_candidates if late else self.candidates
+        candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
+        self.last_candidates = len(candidates)
         self.last_simulations = 0
         if len(candidates) == 1:
             return to_turn(candidates[0])
@@ -215,8 +246,8 @@ class MctsBot:
             # phases are left, and each gets an equal share of the budget.
             phases = len(alive).bit_length() - 1
             deals = None
-            if self.iterations is not None:
-                left = self.iterations - self.last_simulations
+            if iterations is not None:
+                left = iterations - self.last_simulations
                 deals = max(1, left // (phases * len(alive)))
             stop = None
             if deadline is not None:
@@ -293,6 +324,3 @@ class MctsBot:
             if self.time is not None and self._clock() - start >= self.time:
                 break
         return [total / deals for total in totals]
-
-    def _candidates(self, view: View, determinizer: Determinizer) -> list[SimTurn]:
-        return candidate_turns(view, determinizer.canonical(), self.candidates, self.weights)
