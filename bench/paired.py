@@ -28,20 +28,20 @@ from multiprocessing import get_context
 
 from duel import mean_ci, seat
 
-from lcnet.bots import Bot, make_bot
-from lcnet.engine import Round
-from lcnet.selfplay import MAX_TURNS_PER_ROUND
+from lcnet.bots import make_bot
+from lcnet.selfplay import play_round
 
 
-def play_out(rnd: Round, bots: list[Bot], a_seat: int) -> int:
-    """Play ``rnd`` to its end; A's margin (A in ``a_seat``)."""
-    while not rnd.is_over:
-        if rnd.turns_played >= MAX_TURNS_PER_ROUND:
-            raise RuntimeError("the round stalled")
-        p = rnd.to_move
-        rnd.push_turn(bots[p].choose_turn(rnd.view(p)), p)
-    scores = rnd.scores()
-    return scores[a_seat] - scores[1 - a_seat]
+def over_deals(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% half-width of per-round ``values`` listed deal by deal
+    (both seats of a deal in turn): a deal's two rounds share their cards,
+    so the interval is over deals."""
+    return mean_ci([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
+
+
+def won(margin: float) -> float:
+    """A round's win: 1, or 0.5 for a draw."""
+    return (margin > 0) + (margin == 0) / 2
 
 
 def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> list[tuple[int, int]]:
@@ -57,7 +57,8 @@ def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> lis
         for spec in (a, a2):
             these = copy.deepcopy(bots)
             these[a_seat] = make_bot(spec, rest)
-            margins.append(play_out(copy.deepcopy(rnd), these, a_seat))
+            scores = play_round(these, copy.deepcopy(rnd)).scores()
+            margins.append(scores[a_seat] - scores[1 - a_seat])
         pairs.append((margins[0], margins[1]))
     return pairs
 
@@ -89,16 +90,12 @@ def main() -> None:
         ("a2_margin", [y for _, y in pairs]),
         ("difference", [y - x for x, y in pairs]),
     ):
-        # A deal's two rounds share their cards: the interval is over deals.
-        mean, half = mean_ci([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
+        mean, half = over_deals(values)
         print(f"{name}: {mean:+.2f} points/round  ci95: {mean - half:+.2f} to {mean + half:+.2f}")
-    wins = [[(m > 0) + (m == 0) / 2 for m in pair] for pair in pairs]
     for name, index in (("a_win_rate", 0), ("a2_win_rate", 1)):
-        print(f"{name}: {sum(w[index] for w in wins) / len(wins):.1%}")
-    # The change in win rate, paired like the margins (interval over deals).
-    mean, half = mean_ci(
-        [(x[1] - x[0] + y[1] - y[0]) / 2 for x, y in zip(wins[::2], wins[1::2], strict=True)]
-    )
+        print(f"{name}: {sum(won(p[index]) for p in pairs) / len(pairs):.1%}")
+    # The change in win rate, paired like the margins.
+    mean, half = over_deals([won(y) - won(x) for x, y in pairs])
     print(f"win_rate_difference: {mean:+.1%}  ci95: {mean - half:+.1%} to {mean + half:+.1%}")
     print(f"rounds_changed: {sum(x != y for x, y in pairs)} of {len(pairs)}")
     print(f"wall: {time.perf_counter() - started:.0f} s")
