@@ -5,7 +5,8 @@
 Takes every third position with at most ``LATE_DRAW_PILE`` cards left in the
 draw pile from R greedy-against-greedy rounds (12 by default, about half a
 minute), lets the hard bot's late search choose (ten candidates, 750
-simulations, no time cap, so the result does not depend on the machine) and
+simulations, spread 0.5; no time cap, so the result does not depend on the
+machine) and
 counts the positions where its turn is not among the heuristic's first four
 (the early search's candidates). Prints the positions that have more than
 four candidates and how many of them it played outside the four.
@@ -19,9 +20,9 @@ import random
 from lcnet.bots import make_bot
 from lcnet.bots.mcts import (
     DEFAULT_CANDIDATES,
+    DEFAULT_ITERATIONS,
     LATE_CANDIDATES,
     LATE_DRAW_PILE,
-    LATE_ITERATIONS,
     MctsBot,
     candidate_turns,
 )
@@ -49,9 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     wide = outside = 0
     for view in late_positions(args.rounds):
-        bot = MctsBot(
-            random.Random(1), iterations=str(LATE_ITERATIONS), candidates=str(LATE_CANDIDATES)
-        )
+        bot = MctsBot(random.Random(1), iterations=str(DEFAULT_ITERATIONS))
         chosen = from_turn(bot.choose_turn(view))
         ranked = candidate_turns(view, Determinizer(view).canonical(), LATE_CANDIDATES)
         if len(ranked) > DEFAULT_CANDIDATES:

@@ -36,7 +36,7 @@ Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
 Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
-(:data:`LATE_ITERATIONS` late in the round, where playouts are short)
+(:data:`LATE_FACTOR` times as many late in the round, where playouts are short)
 capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
 machine, and never more than about a second on a slow or busy one.
 """
@@ -89,16 +89,21 @@ against greedy and aggressive for strength against cautious, no net gain
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
 LATE_DRAW_PILE: Final = 16
-"""From this many cards in the draw pile, the default budget searches wider
-and longer (:data:`LATE_CANDIDATES`, :data:`LATE_ITERATIONS`): playouts are
-short there, so a move costs about what an early one does, and the right
-turn (tempo, the last plays) is more often outside the heuristic's best four
-(docs/BOTS.md, "The late search": +5 to +6 a round against greedy)."""
+"""From this many cards in the draw pile, the search is wider and longer
+(:data:`LATE_CANDIDATES`, :data:`LATE_FACTOR`) and doubts its model of the
+opponent (:data:`LATE_SPREAD`): playouts are short there, so a move costs
+about what an early one does, and the right turn (tempo, the last plays) is
+more often outside the heuristic's best four (docs/BOTS.md, "The late
+search")."""
 LATE_CANDIDATES: Final = 10
 """Root candidates in a late position, when ``candidates`` is not given."""
-LATE_ITERATIONS: Final = 750
-"""Simulations a move in a late position under the default budget (still
-capped at :data:`DEFAULT_TIME`)."""
+LATE_FACTOR: Final = 3
+"""A late position gets this many times the simulations of an early one
+(the time cap, if any, is the same)."""
+LATE_SPREAD: Final = 0.5
+"""The simulated opponent's spread in a late position, when ``spread`` is
+not given: with ten candidates the search would otherwise pick turns whose
+worth rests on the opponent playing exactly as the heuristic."""
 OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late")
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
@@ -162,9 +167,9 @@ class MctsBot:
     which simulations always play to the end), ``spread`` (how far the
     simulated opponent's style strays, :data:`DEFAULT_SPREAD`; 0 plays it
     as the heuristic itself), ``late`` (the draw-pile size from which the
-    search compares :data:`LATE_CANDIDATES` turns, unless ``candidates`` is
-    given, with :data:`LATE_ITERATIONS` simulations under the default
-    budget; 0 never). ``clock`` (positional) is
+    search compares :data:`LATE_CANDIDATES` turns unless ``candidates`` is
+    given, with :data:`LATE_FACTOR` times the simulations and, unless
+    ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never). ``clock`` (positional) is
     what the time budget is measured with, ``weights`` (positional, for
     experiments) the heuristic's numbers. After each move
     :attr:`last_candidates` says how many turns it compared and
@@ -190,9 +195,12 @@ class MctsBot:
             raise UserError(
                 f"unknown mcts option(s) {', '.join(sorted(unknown))}: use {', '.join(OPTIONS)}"
             )
-        self.spread = DEFAULT_SPREAD
+        self.spread = self.late_spread = DEFAULT_SPREAD
         if "spread" in options:
             self.spread = _parse_float("spread", options["spread"], MAX_SPREAD, zero=True)
+            self.late_spread = self.spread
+        else:
+            self.late_spread = LATE_SPREAD
         self.iterations: int | None = None
         self.time: float | None = None
         if "iterations" in options:
@@ -201,11 +209,8 @@ class MctsBot:
             self.time = _parse_float(
                 "time", options["time"], MAX_TIME, zero=False, noun="number of seconds"
             )
-        # The late search widens only what was not given.
-        self.late_iterations: int | None = self.iterations
         if self.iterations is None and self.time is None:
             self.iterations = DEFAULT_ITERATIONS
-            self.late_iterations = LATE_ITERATIONS
             self.time = DEFAULT_TIME
         self.candidates = self.late_candidates = DEFAULT_CANDIDATES
         if "candidates" in options:
@@ -230,8 +235,11 @@ class MctsBot:
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
         late = view.draw_pile_size <= self.late
-        iterations = self.late_iterations if late else self.iterations
+        iterations = self.iterations
+        if late and iterations is not None:
+            iterations *= LATE_FACTOR
         width = self.late_candidates if late else self.candidates
+        spread = self.late_spread if late else self.spread
         candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
         self.last_candidates = len(candidates)
         self.last_simulations = 0
@@ -257,7 +265,12 @@ class MctsBot:
             while True:
                 sim = determinizer.sample(self._rng)
                 values = deal_values(
-                    sim, [candidates[i] for i in alive], me, depth, self.weights, self.opponent()
+                    sim,
+                    [candidates[i] for i in alive],
+                    me,
+                    depth,
+                    self.weights,
+                    self.opponent(spread),
                 )
                 for i, value in zip(alive, values, strict=True):
                     totals[i] += value
@@ -279,15 +292,15 @@ class MctsBot:
         search the opponent's real hand, to measure what knowing it is worth)."""
         return Determinizer(view)
 
-    def opponent(self) -> Weights | None:
+    def opponent(self, spread: float) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each
         scaled by a log-normal factor of ``spread`` (a sensible player of an
         unknown style); ``None`` (the heuristic's own) when ``spread`` is 0."""
-        if not self.spread:
+        if not spread:
             return None
         scaled = Weights(
             *(
-                value * math.exp(self._rng.gauss(0.0, self.spread))
+                value * math.exp(self._rng.gauss(0.0, spread))
                 for value in dataclasses.astuple(self.weights)
             )
         )
@@ -310,12 +323,13 @@ class MctsBot:
         determinizer = self.determinizer(view)
         moves = [from_turn(t) for t in turns]
         depth = self._depth(view)
+        spread = self.late_spread if view.draw_pile_size <= self.late else self.spread
         me = view.seat
         totals = [0.0] * len(moves)
         deals = 0
         while True:
             sim = determinizer.sample(self._rng)
-            values = deal_values(sim, moves, me, depth, self.weights, self.opponent())
+            values = deal_values(sim, moves, me, depth, self.weights, self.opponent(spread))
             for i, value in enumerate(values):
                 totals[i] += value
             deals += 1
