@@ -25,7 +25,8 @@ from lcnet.bots.fastsim import (
     rollout,
 )
 from lcnet.bots.greedy import GreedyBot
-from lcnet.bots.mcts import SEARCH_WEIGHTS, MctsBot
+from lcnet.bots.mcts import LATE_SPREAD, SEARCH_WEIGHTS, MctsBot
+from lcnet.bots.policy import Weights
 from lcnet.cards import Card, Suit
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from lcnet.errors import UserError
@@ -270,6 +271,47 @@ def test_mcts_stops_at_whichever_budget_comes_first() -> None:
     assert bot.last_simulations <= 20 + 4  # the last deal may finish its candidates
 
 
+def test_late_in_the_round_the_search_compares_more_turns() -> None:
+    rnd, seat = next((r, p) for r, p in positions(seed=6, count=80) if r.draw_pile_size <= 16)
+    view = rnd.view(seat)
+    late = MctsBot(random.Random(1), iterations="40")
+    early = MctsBot(random.Random(1), iterations="40", late="0")
+    fixed = MctsBot(random.Random(1), iterations="40", candidates="3")
+    for bot in (late, early, fixed):
+        assert bot.choose_turn(view) in committed_turns(view)
+    assert early.last_candidates == 4
+    assert late.last_candidates > early.last_candidates
+    assert fixed.last_candidates == 3  # a width that was given is kept
+    assert late.last_simulations > early.last_simulations + 40  # three times the budget
+
+
+class SpreadSpy(MctsBot):
+    """Records the spread the search asks each sampled deal's opponent for."""
+
+    def __init__(self, **options: str) -> None:
+        super().__init__(random.Random(1), **options)
+        self.asked: set[float] = set()
+
+    def opponent(self, spread: float) -> Weights | None:
+        self.asked.add(spread)
+        return super().opponent(spread)
+
+
+def test_late_in_the_round_the_simulated_opponent_is_of_unknown_style() -> None:
+    found = positions(seed=6, count=80)
+    early_rnd, early_seat = found[0]
+    late_rnd, late_seat = next((r, p) for r, p in found if r.draw_pile_size <= 16)
+    bot = SpreadSpy(iterations="40")
+    bot.choose_turn(early_rnd.view(early_seat))
+    assert bot.asked == {0.0}
+    bot.asked.clear()
+    bot.choose_turn(late_rnd.view(late_seat))
+    assert bot.asked == {LATE_SPREAD}
+    given = SpreadSpy(iterations="40", spread="0")
+    given.choose_turn(late_rnd.view(late_seat))
+    assert given.asked == {0.0}, "a spread that was given holds everywhere"
+
+
 def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> None:
     bot = MctsBot(random.Random(1))
     assert bot.iterations is not None and bot.iterations > 0
@@ -290,6 +332,8 @@ def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> No
         "mcts:spread=nan",
         "mcts:spread=wide",
         "mcts:spread=4",
+        "mcts:late=-1",
+        "mcts:late=soon",
     ],
 )
 def test_mcts_rejects_bad_options(spec: str) -> None:
@@ -299,12 +343,12 @@ def test_mcts_rejects_bad_options(spec: str) -> None:
 
 def test_the_simulated_opponent_is_a_new_style_each_deal_and_the_bot_stays_itself() -> None:
     bot = MctsBot(random.Random(1), spread="0.5")
-    styles = [bot.opponent() for _ in range(50)]
+    styles = [bot.opponent(bot.spread) for _ in range(50)]
     assert all(style is not None for style in styles)
     assert len({style for style in styles}) == 50, "a new style for every deal"
     assert all(style is not None and 0 < style.arrival_share <= 1.0 for style in styles)
     assert bot.weights == SEARCH_WEIGHTS, "the bot's own numbers do not move"
-    assert MctsBot(random.Random(1), spread="0").opponent() is None
+    assert MctsBot(random.Random(1), spread="0").opponent(0.0) is None
 
 
 def test_a_rollout_plays_each_seat_with_its_own_numbers() -> None:

@@ -10,7 +10,8 @@ hand. The search is an information-set search at the root:
 * **Candidates.** The root's actions are whole turns (put-down and draw).
   The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
-  (the heuristic's own choice always among them) as priors.
+  (the heuristic's own choice always among them) as priors: four, and ten
+  once the draw pile is down to ``late`` cards.
 * **Simulations.** A simulation makes one candidate turn in one
   determinization and lets the heuristic play both sides to the end of the
   round (``depth`` turns at most, by default all of them), then scores the
@@ -35,6 +36,7 @@ Budget: ``iterations=N`` (simulations per move; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
 Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
+(:data:`LATE_FACTOR` times as many late in the round, where playouts are short)
 capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
 machine, and never more than about a second on a slow or busy one.
 """
@@ -86,7 +88,23 @@ against greedy and aggressive for strength against cautious, no net gain
 (docs/BOTS.md)."""
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
-OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread")
+LATE_DRAW_PILE: Final = 16
+"""From this many cards in the draw pile, the search is wider and longer
+(:data:`LATE_CANDIDATES`, :data:`LATE_FACTOR`) and doubts its model of the
+opponent (:data:`LATE_SPREAD`): playouts are short there, so a move costs
+about what an early one does, and the right turn (tempo, the last plays) is
+more often outside the heuristic's best four (docs/BOTS.md, "The late
+search")."""
+LATE_CANDIDATES: Final = 10
+"""Root candidates in a late position, when ``candidates`` is not given."""
+LATE_FACTOR: Final = 3
+"""A late position gets this many times the simulations of an early one
+(the time cap, if any, is the same)."""
+LATE_SPREAD: Final = 0.5
+"""The simulated opponent's spread in a late position, when ``spread`` is
+not given: with ten candidates the search would otherwise pick turns whose
+worth rests on the opponent playing exactly as the heuristic."""
+OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late")
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
@@ -148,10 +166,14 @@ class MctsBot:
     ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
     which simulations always play to the end), ``spread`` (how far the
     simulated opponent's style strays, :data:`DEFAULT_SPREAD`; 0 plays it
-    as the heuristic itself). ``clock`` (positional) is
+    as the heuristic itself), ``late`` (the draw-pile size from which the
+    search compares :data:`LATE_CANDIDATES` turns unless ``candidates`` is
+    given, with :data:`LATE_FACTOR` times the simulations and, unless
+    ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never). ``clock`` (positional) is
     what the time budget is measured with, ``weights`` (positional, for
     experiments) the heuristic's numbers. After each move
-    :attr:`last_simulations` says how many simulations it ran.
+    :attr:`last_candidates` says how many turns it compared and
+    :attr:`last_simulations` how many simulations it ran.
     """
 
     name = "mcts"
@@ -173,9 +195,12 @@ class MctsBot:
             raise UserError(
                 f"unknown mcts option(s) {', '.join(sorted(unknown))}: use {', '.join(OPTIONS)}"
             )
-        self.spread = DEFAULT_SPREAD
+        self.spread = self.late_spread = DEFAULT_SPREAD
         if "spread" in options:
             self.spread = _parse_float("spread", options["spread"], MAX_SPREAD, zero=True)
+            self.late_spread = self.spread
+        else:
+            self.late_spread = LATE_SPREAD
         self.iterations: int | None = None
         self.time: float | None = None
         if "iterations" in options:
@@ -187,9 +212,15 @@ class MctsBot:
         if self.iterations is None and self.time is None:
             self.iterations = DEFAULT_ITERATIONS
             self.time = DEFAULT_TIME
-        self.candidates = DEFAULT_CANDIDATES
+        self.candidates = self.late_candidates = DEFAULT_CANDIDATES
         if "candidates" in options:
             self.candidates = _parse_int("candidates", options["candidates"], 1, 100)
+            self.late_candidates = self.candidates
+        else:
+            self.late_candidates = LATE_CANDIDATES
+        self.late = LATE_DRAW_PILE
+        if "late" in options:
+            self.late = _parse_int("late", options["late"], 0, 1000)
         self.depth = DEFAULT_DEPTH
         if "depth" in options:
             self.depth = _parse_int("depth", options["depth"], 0, 1000)
@@ -197,12 +228,20 @@ class MctsBot:
         if "endgame" in options:
             self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
         self.last_simulations = 0
+        self.last_candidates = 0
 
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
-        candidates = self._candidates(view, determinizer)
+        late = view.draw_pile_size <= self.late
+        iterations = self.iterations
+        if late and iterations is not None:
+            iterations *= LATE_FACTOR
+        width = self.late_candidates if late else self.candidates
+        spread = self.late_spread if late else self.spread
+        candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
+        self.last_candidates = len(candidates)
         self.last_simulations = 0
         if len(candidates) == 1:
             return to_turn(candidates[0])
@@ -215,8 +254,8 @@ class MctsBot:
             # phases are left, and each gets an equal share of the budget.
             phases = len(alive).bit_length() - 1
             deals = None
-            if self.iterations is not None:
-                left = self.iterations - self.last_simulations
+            if iterations is not None:
+                left = iterations - self.last_simulations
                 deals = max(1, left // (phases * len(alive)))
             stop = None
             if deadline is not None:
@@ -226,7 +265,12 @@ class MctsBot:
             while True:
                 sim = determinizer.sample(self._rng)
                 values = deal_values(
-                    sim, [candidates[i] for i in alive], me, depth, self.weights, self.opponent()
+                    sim,
+                    [candidates[i] for i in alive],
+                    me,
+                    depth,
+                    self.weights,
+                    self.opponent(spread),
                 )
                 for i, value in zip(alive, values, strict=True):
                     totals[i] += value
@@ -248,15 +292,15 @@ class MctsBot:
         search the opponent's real hand, to measure what knowing it is worth)."""
         return Determinizer(view)
 
-    def opponent(self) -> Weights | None:
+    def opponent(self, spread: float) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each
         scaled by a log-normal factor of ``spread`` (a sensible player of an
         unknown style); ``None`` (the heuristic's own) when ``spread`` is 0."""
-        if not self.spread:
+        if not spread:
             return None
         scaled = Weights(
             *(
-                value * math.exp(self._rng.gauss(0.0, self.spread))
+                value * math.exp(self._rng.gauss(0.0, spread))
                 for value in dataclasses.astuple(self.weights)
             )
         )
@@ -279,12 +323,13 @@ class MctsBot:
         determinizer = self.determinizer(view)
         moves = [from_turn(t) for t in turns]
         depth = self._depth(view)
+        spread = self.late_spread if view.draw_pile_size <= self.late else self.spread
         me = view.seat
         totals = [0.0] * len(moves)
         deals = 0
         while True:
             sim = determinizer.sample(self._rng)
-            values = deal_values(sim, moves, me, depth, self.weights, self.opponent())
+            values = deal_values(sim, moves, me, depth, self.weights, self.opponent(spread))
             for i, value in enumerate(values):
                 totals[i] += value
             deals += 1
@@ -293,6 +338,3 @@ class MctsBot:
             if self.time is not None and self._clock() - start >= self.time:
                 break
         return [total / deals for total in totals]
-
-    def _candidates(self, view: View, determinizer: Determinizer) -> list[SimTurn]:
-        return candidate_turns(view, determinizer.canonical(), self.candidates, self.weights)
