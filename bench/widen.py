@@ -3,13 +3,13 @@
     python bench/widen.py [--rounds R]
 
 Takes every third position with at most ``LATE_DRAW_PILE`` cards left in the
-draw pile from R greedy-against-greedy rounds (12 by default, about half a
+draw pile from R greedy-against-greedy rounds (12 by default, under a
 minute), lets the hard bot's late search choose (ten candidates, 750
 simulations, spread 0.5; no time cap, so the result does not depend on the
-machine) and
-counts the positions where its turn is not among the heuristic's first four
-(the early search's candidates). Prints the positions that have more than
-four candidates and how many of them it played outside the four.
+machine) and counts the positions where its turn is not among the
+heuristic's first four (the early search's candidates). Prints the
+positions that have more than four candidates and how many of them it
+played outside the four.
 """
 
 from __future__ import annotations

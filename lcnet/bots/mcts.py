@@ -32,13 +32,13 @@ hand. The search is an information-set search at the root:
 The tree is one level deep: the root's information set and its candidate
 turns. docs/BOTS.md explains the choices and the measurements behind them.
 
-Budget: ``iterations=N`` (simulations per move; with a seeded random source
+Budget: ``iterations=N`` (simulations per move, :data:`LATE_FACTOR` times as
+many late in the round, where playouts are short; with a seeded random source
 the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
 read from the injectable ``clock``); the first one reached stops the search.
-Without either, the default is :data:`DEFAULT_ITERATIONS` simulations
-(:data:`LATE_FACTOR` times as many late in the round, where playouts are short)
-capped at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary
-machine, and never more than about a second on a slow or busy one.
+Without either, the default is :data:`DEFAULT_ITERATIONS` simulations capped
+at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary machine,
+and never more than about a second on a slow or busy one.
 """
 
 from __future__ import annotations
@@ -83,9 +83,10 @@ heuristic's (``spread``): with ``spread=S``, each is scaled, afresh for every
 sampled deal, by a log-normal factor whose logarithm has standard deviation
 S (0.5: mostly between 0.37 and 2.7 times), so the opponent is a sensible
 player of an unknown style rather than a copy of the heuristic. 0 (the
-default) plays it as the heuristic: 0.5 was measured to trade strength
-against greedy and aggressive for strength against cautious, no net gain
-(docs/BOTS.md)."""
+default before :data:`LATE_DRAW_PILE`) plays it as the heuristic: 0.5 over
+the whole round was measured to trade strength against greedy and
+aggressive for strength against cautious, no net gain; late in the round it
+is a gain (:data:`LATE_SPREAD`; docs/BOTS.md)."""
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
 LATE_DRAW_PILE: Final = 16
@@ -169,9 +170,10 @@ class MctsBot:
     as the heuristic itself), ``late`` (the draw-pile size from which the
     search compares :data:`LATE_CANDIDATES` turns unless ``candidates`` is
     given, with :data:`LATE_FACTOR` times the simulations and, unless
-    ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never). ``clock`` (positional) is
-    what the time budget is measured with, ``weights`` (positional, for
-    experiments) the heuristic's numbers. After each move
+    ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never).
+    ``clock`` (positional) is what the time budget is measured with,
+    ``weights`` (positional, for experiments) the heuristic's numbers. After
+    each move
     :attr:`last_candidates` says how many turns it compared and
     :attr:`last_simulations` how many simulations it ran.
     """
