@@ -21,8 +21,9 @@ hand. The search is an information-set search at the root:
   than from the heuristic's estimate (:func:`~lcnet.bots.policy.evaluate`
   is used only when ``depth`` cuts a simulation short). Random playouts are
   weak in Lost Cities; the heuristic is the model of both players (with
-  ``spread``, the opponent's numbers are scaled at random afresh for each
-  deal: a player of an unknown style rather than a copy of the bot).
+  ``spread``, by default from ``late`` cards left, the opponent's numbers
+  are scaled at random afresh for each deal: a player of an unknown style
+  rather than a copy of the bot).
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -57,8 +58,9 @@ from lcnet.engine import Turn, View
 from lcnet.errors import UserError
 
 DEFAULT_ITERATIONS: Final = 250
-"""Simulations per move when no budget is given: about 0.33 s a move on one
-quiet core of the development machine (docs/BOTS.md)."""
+"""Simulations per move when no budget is given (:data:`LATE_FACTOR` times as
+many late in the round): about 0.4–0.5 s a move on one quiet core of the
+development machine (bench/README.md)."""
 DEFAULT_TIME: Final = 0.9
 """The time cap when no budget is given: the "at most 1 s" a human player
 meets, less a margin for the set-up and the last batch of simulations."""
@@ -166,8 +168,9 @@ class MctsBot:
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
     ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
     which simulations always play to the end), ``spread`` (how far the
-    simulated opponent's style strays, :data:`DEFAULT_SPREAD`; 0 plays it
-    as the heuristic itself), ``late`` (the draw-pile size from which the
+    simulated opponent's style strays: by default :data:`DEFAULT_SPREAD`
+    early and :data:`LATE_SPREAD` late; a spread given holds everywhere,
+    0 plays it as the heuristic itself), ``late`` (the draw-pile size from which the
     search compares :data:`LATE_CANDIDATES` turns unless ``candidates`` is
     given, with :data:`LATE_FACTOR` times the simulations and, unless
     ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never).
