@@ -170,15 +170,14 @@ class MctsBot:
     which simulations always play to the end), ``spread`` (how far the
     simulated opponent's style strays: by default :data:`DEFAULT_SPREAD`
     early and :data:`LATE_SPREAD` late; a spread given holds everywhere,
-    0 plays it as the heuristic itself), ``late`` (the draw-pile size from which the
-    search compares :data:`LATE_CANDIDATES` turns unless ``candidates`` is
-    given, with :data:`LATE_FACTOR` times the simulations and, unless
-    ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0 never).
-    ``clock`` (positional) is what the time budget is measured with,
-    ``weights`` (positional, for experiments) the heuristic's numbers. After
-    each move
-    :attr:`last_candidates` says how many turns it compared and
-    :attr:`last_simulations` how many simulations it ran.
+    0 plays it as the heuristic itself), ``late`` (the draw-pile size from
+    which the search compares :data:`LATE_CANDIDATES` turns unless
+    ``candidates`` is given, with :data:`LATE_FACTOR` times the simulations
+    and, unless ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0
+    never). ``clock`` (positional) is what the time budget is measured
+    with, ``weights`` (positional, for experiments) the heuristic's
+    numbers. After each move :attr:`last_candidates` says how many turns it
+    compared and :attr:`last_simulations` how many simulations it ran.
     """
 
     name = "mcts"
