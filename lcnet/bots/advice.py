@@ -11,11 +11,12 @@ that keep the commitment rule (and, in an analysis, the turn played). Each
 is made in the *same* sampled determinizations (common random numbers, so
 the comparison is not drowned by the luck of the deal), the heuristic plays
 both sides a little further (from 16 cards left, the opponent as a player
-of unknown style, as in the mcts bot's late search), and :func:`~lcnet.bots.fastsim.evaluate`
-estimates the round's final score difference, this player minus the
-opponent. The mean over the deals is a turn's *value*, in points; the
-bot's choice is the candidate with the best value, and a turn's *loss* is
-how many points below the bot's choice its value falls.
+of unknown style, as in the mcts bot's late search), and
+:func:`~lcnet.bots.fastsim.evaluate` estimates the round's final score
+difference, this player minus the opponent. The mean over the deals is a
+turn's *value*, in points; the bot's choice is the candidate with the best
+value, and a turn's *loss* is how many points below the bot's choice its
+value falls.
 
 The budget is a number of deals, never the clock, and every position gets
 its own random source from a seed and the position itself, so the same

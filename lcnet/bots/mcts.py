@@ -199,12 +199,13 @@ class MctsBot:
             raise UserError(
                 f"unknown mcts option(s) {', '.join(sorted(unknown))}: use {', '.join(OPTIONS)}"
             )
-        self.spread = self.late_spread = DEFAULT_SPREAD
+        # A spread or width that was given holds late in the round too.
+        self.spread = DEFAULT_SPREAD
+        self.late_spread = LATE_SPREAD
         if "spread" in options:
-            self.spread = _parse_float("spread", options["spread"], MAX_SPREAD, zero=True)
-            self.late_spread = self.spread
-        else:
-            self.late_spread = LATE_SPREAD
+            self.spread = self.late_spread = _parse_float(
+                "spread", options["spread"], MAX_SPREAD, zero=True
+            )
         self.iterations: int | None = None
         self.time: float | None = None
         if "iterations" in options:
@@ -216,12 +217,12 @@ class MctsBot:
         if self.iterations is None and self.time is None:
             self.iterations = DEFAULT_ITERATIONS
             self.time = DEFAULT_TIME
-        self.candidates = self.late_candidates = DEFAULT_CANDIDATES
+        self.candidates = DEFAULT_CANDIDATES
+        self.late_candidates = LATE_CANDIDATES
         if "candidates" in options:
-            self.candidates = _parse_int("candidates", options["candidates"], 1, 100)
-            self.late_candidates = self.candidates
-        else:
-            self.late_candidates = LATE_CANDIDATES
+            self.candidates = self.late_candidates = _parse_int(
+                "candidates", options["candidates"], 1, 100
+            )
         self.late = LATE_DRAW_PILE
         if "late" in options:
             self.late = _parse_int("late", options["late"], 0, 1000)
@@ -238,12 +239,12 @@ class MctsBot:
         start = self._clock()
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
-        late = view.draw_pile_size <= self.late
+        late = self._late(view)
         iterations = self.iterations
         if late and iterations is not None:
             iterations *= LATE_FACTOR
         width = self.late_candidates if late else self.candidates
-        spread = self.late_spread if late else self.spread
+        spread = self._spread(view)
         candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
         self.last_candidates = len(candidates)
         self.last_simulations = 0
@@ -311,6 +312,12 @@ class MctsBot:
         # A share above 1 would expect more cards than there are.
         return dataclasses.replace(scaled, arrival_share=min(1.0, scaled.arrival_share))
 
+    def _late(self, view: View) -> bool:
+        return view.draw_pile_size <= self.late
+
+    def _spread(self, view: View) -> float:
+        return self.late_spread if self._late(view) else self.spread
+
     def _depth(self, view: View) -> int:
         return 10_000 if view.draw_pile_size <= self.endgame else self.depth
 
@@ -327,7 +334,7 @@ class MctsBot:
         determinizer = self.determinizer(view)
         moves = [from_turn(t) for t in turns]
         depth = self._depth(view)
-        spread = self.late_spread if view.draw_pile_size <= self.late else self.spread
+        spread = self._spread(view)
         me = view.seat
         totals = [0.0] * len(moves)
         deals = 0
