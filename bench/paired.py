@@ -11,7 +11,9 @@ is played out twice, once by A and once by A2, with the same seeds, against
 the same B. Where the two versions choose alike the games stay identical,
 so the paired difference of A2's and A's margins carries only the noise of
 the turns they choose differently: far less than two separate duels (and
-``--from`` a small N compares two endgames alone). Prints A's and A2's mean
+``--from`` a small N compares two endgames alone). A bot that remembers
+what it saw (the hard bot's ``observe``) is shown the views its seat had
+before N, as if it had played them. Prints A's and A2's mean
 margin a round and their paired difference, with 95% intervals over the
 deals, both win rates and their paired difference (also with an interval),
 and the rounds the change played differently.
@@ -49,14 +51,21 @@ def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> lis
     pairs = []
     for a_seat in (0, 1):
         rnd, bots, rng = seat(a, b, seed, index, 5, a_seat)
+        seen = []  # A's views before the branch, for a bot that remembers them
         while not rnd.is_over and rnd.draw_pile_size > start:
             p = rnd.to_move
-            rnd.push_turn(bots[p].choose_turn(rnd.view(p)), p)
+            view = rnd.view(p)
+            if p == a_seat:
+                seen.append(view)
+            rnd.push_turn(bots[p].choose_turn(view), p)
         rest = rng.getrandbits(64)
         margins = []
         for spec in (a, a2):
             these = copy.deepcopy(bots)
             these[a_seat] = make_bot(spec, rest)
+            observe = getattr(these[a_seat], "observe", None)
+            for view in seen if observe else ():
+                observe(view)
             scores = play_round(these, copy.deepcopy(rnd)).scores()
             margins.append(scores[a_seat] - scores[1 - a_seat])
         pairs.append((margins[0], margins[1]))

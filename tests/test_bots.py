@@ -25,7 +25,7 @@ from lcnet.bots.fastsim import (
     rollout,
 )
 from lcnet.bots.greedy import GreedyBot
-from lcnet.bots.mcts import LATE_SPREAD, SEARCH_WEIGHTS, MctsBot
+from lcnet.bots.mcts import DECK_ONLY_MARGIN, LATE_SPREAD, SEARCH_WEIGHTS, MctsBot, TempoMemory
 from lcnet.bots.policy import Weights
 from lcnet.cards import Card, Suit
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
@@ -334,6 +334,8 @@ def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> No
         "mcts:spread=4",
         "mcts:late=-1",
         "mcts:late=soon",
+        "mcts:tempo=2",
+        "mcts:tempo=yes",
     ],
 )
 def test_mcts_rejects_bad_options(spec: str) -> None:
@@ -348,7 +350,7 @@ def test_the_simulated_opponent_is_a_new_style_each_deal_and_the_bot_stays_itsel
     assert len({style for style in styles}) == 50, "a new style for every deal"
     assert all(style is not None and 0 < style.arrival_share <= 1.0 for style in styles)
     assert bot.weights == SEARCH_WEIGHTS, "the bot's own numbers do not move"
-    assert MctsBot(random.Random(1), spread="0").opponent(0.0) is None
+    assert MctsBot(random.Random(1), spread="0", tempo="0").opponent(0.0) is None
 
 
 def test_a_rollout_plays_each_seat_with_its_own_numbers() -> None:
@@ -505,9 +507,85 @@ def test_evaluate_turns_sees_a_discard_that_feeds_the_opponent() -> None:
         theirs="gH1 g3 g4 y3",
         draw_pile=20,
     )
-    bot = MctsBot(random.Random(1), iterations="200")
+    # An opponent that takes the pile cards it can use, as the heuristic does.
+    bot = MctsBot(random.Random(1), iterations="200", tempo="0")
     feed = Turn(PutDown.parse("discard g9"), Draw(None))
     dead = Turn(PutDown.parse("discard y2"), Draw(None))
     feed_value, dead_value = bot.evaluate_turns(view, [feed, dead])
     assert feed_value < dead_value
     assert bot.evaluate_turns(view, []) == []
+
+
+def play_watching(memory: TempoMemory, seed: int, opponent: str) -> tuple[int, int]:
+    """A round of greedy (seat 0) against ``opponent`` whose seat-0 views
+    ``memory`` observes; returns the opponent's turns and pile draws between
+    seat 0's first and last view, counted from the turns themselves."""
+    r = Round.new(random.Random(seed))
+    bots = [make_bot("greedy", 0), make_bot(opponent, 0)]
+    views = turns = draws = 0
+    counted = (0, 0)
+    while not r.is_over:
+        p = r.to_move
+        view = r.view(p)
+        if p == 0:
+            memory.observe(view)
+            views += 1
+            counted = (turns, draws)
+        turn = bots[p].choose_turn(view)
+        if p == 1 and views:
+            turns += 1
+            draws += turn.draw.suit is not None
+        r.push_turn(turn, p)
+    return counted
+
+
+def test_the_tempo_memory_counts_the_opponents_pile_draws_over_a_match() -> None:
+    memory = TempoMemory()
+    assert memory.pile_drawer() == 0.5, "even odds before the opponent has moved"
+    expected = [0, 0]
+    for seed in range(3):  # one match of three rounds: the counts add up
+        turns, draws = play_watching(memory, seed, "greedy")
+        expected[0] += turns
+        expected[1] += draws
+        assert (memory.turns, memory.draws) == tuple(expected)
+    assert memory.draws > 0
+    assert memory.pile_drawer() > 0.99, "greedy takes pile cards"
+    keeper = TempoMemory()
+    for seed in range(3):
+        play_watching(keeper, seed, "cautious")
+    assert keeper.turns > 60
+    assert keeper.pile_drawer() < 0.2, "cautious keeps to the draw pile"
+
+
+def test_the_simulated_opponent_keeps_to_the_draw_pile_as_the_real_one_did() -> None:
+    keeper, drawer, off = (MctsBot(random.Random(1), **o) for o in ({}, {}, {"tempo": "0"}))
+    keeper.memory.turns = 60  # 60 turns, no pile card taken
+    drawer.memory.turns, drawer.memory.draws = 30, 6
+    off.memory.turns = 30
+    assert keeper.memory.pile_drawer() < 1e-3 and drawer.memory.pile_drawer() > 0.999
+    for spread in (0.0, 0.5):
+        for _ in range(20):
+            style = keeper.opponent(spread)
+            assert style is not None and style.pile_draw_margin >= DECK_ONLY_MARGIN / 10
+            style = drawer.opponent(spread)
+            assert style is None or style.pile_draw_margin < 10
+            assert drawer.opponent(0.0) is None and off.opponent(0.0) is None
+
+
+def test_feeding_a_discard_costs_less_against_an_opponent_that_never_takes_one() -> None:
+    view = table_view(
+        "g9 y2 r5 r6 b7 b8 w6 w7",
+        mine="y5 y6 g10 r3 r4 b5 b6 w4 w5",
+        theirs="gH1 g3 g4 y3",
+        draw_pile=20,
+    )
+    feed = Turn(PutDown.parse("discard g9"), Draw(None))
+    dead = Turn(PutDown.parse("discard y2"), Draw(None))
+    costs = []
+    for draws in (6, 0):  # an opponent that takes pile cards, then one that never did
+        bot = MctsBot(random.Random(1), iterations="400")
+        bot.memory.turns, bot.memory.draws = 30, draws
+        feed_value, dead_value = bot.evaluate_turns(view, [feed, dead])
+        costs.append(dead_value - feed_value)
+    assert costs[0] > 0, "g9 goes on the opponent's green expedition"
+    assert costs[1] < costs[0] / 2

@@ -174,12 +174,16 @@ def candidates(view: View, limit: int = CANDIDATES) -> list[Turn]:
 def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -> list[float]:
     """Each turn's expected final score difference of the round (the holder
     minus the opponent), over the same ``deals`` determinizations of ``view``:
-    the search's own valuation, with short playouts (:data:`DEPTH`)."""
+    the search's own valuation, with short playouts (:data:`DEPTH`). One
+    view tells nothing of how the opponent draws, so the simulated opponent
+    takes pile cards as the heuristic does (``tempo=0``): in a hint it is the
+    bot, which does."""
     search = MctsBot(
         rng,
         iterations=str(deals * len(turns)),
         depth=str(DEPTH),
         endgame=str(ENDGAME_DRAW_PILE),
+        tempo="0",
     )
     return search.evaluate_turns(view, turns)
 

@@ -23,7 +23,10 @@ hand. The search is an information-set search at the root:
   weak in Lost Cities; the heuristic is the model of both players (with
   ``spread``, by default from ``late`` cards left, the opponent's numbers
   are scaled at random afresh for each deal: a player of an unknown style
-  rather than a copy of the bot).
+  rather than a copy of the bot). The heuristic takes cards from the
+  discard piles far more often than other players, which makes rounds
+  last longer; the simulated opponent keeps to the draw pile with the
+  chance that the real one has so far (:class:`TempoMemory`).
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -107,7 +110,17 @@ LATE_SPREAD: Final = 0.5
 """The simulated opponent's spread in a late position, when ``spread`` is
 not given: with ten candidates the search would otherwise pick turns whose
 worth rests on the opponent playing exactly as the heuristic."""
-OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late")
+PILE_DRAWER_RATE: Final = 0.15
+"""How often, a turn, an opponent that takes cards from the discard piles
+does so (greedy: 10-19% of its turns early in the round, 4-28% late,
+depending on what its opponent discards)."""
+DECK_DRAWER_RATE: Final = 0.02
+"""How often, a turn, an opponent that keeps to the draw pile takes a pile
+card (cautious: under 1%, aggressive: 2-4%)."""
+DECK_ONLY_MARGIN: Final = 1e9
+"""``pile_draw_margin`` of a simulated opponent that keeps to the draw pile:
+no pile draw beats the deck by that much."""
+OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late", "tempo")
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
@@ -162,6 +175,59 @@ def _parse_float(name: str, text: str, high: float, *, zero: bool, noun: str = "
     return value
 
 
+class TempoMemory:
+    """What the bot has seen of its opponent's draws in the match so far: how
+    many turns it made and how many cards it took from the discard piles.
+
+    The heuristic takes pile cards often (in greedy against greedy, 28% of
+    the turns of the last 16 cards, and a round from 10 cards left lasts
+    15 turns instead of 10), other players rarely; a search that simulates
+    every opponent as the heuristic expects longer rounds than it gets, and
+    starts expeditions it has no time to finish. Each card the opponent
+    takes shows in ``View.opponent_known`` until it is played, and between
+    two of the bot's moves the opponent makes one turn, so the counts are
+    exact for the views observed. They add up over the rounds of a match
+    (the opponent is the same player).
+    """
+
+    def __init__(self) -> None:
+        self.turns = 0
+        """The opponent's turns seen (between two observed views of a round)."""
+        self.draws = 0
+        """The cards it took from the discard piles in them."""
+        self._taken: set[int] = set()  # this round's, by card id
+        self._pile: int | None = None
+        self._table = 0
+
+    def observe(self, view: View) -> None:
+        """Count the opponent's turn and pile draw since the last view."""
+        table = sum(len(e) for side in view.expeditions for e in side)
+        table += sum(len(pile) for pile in view.discard_piles)
+        # Within a round the draw pile never grows and the table never
+        # shrinks (every turn puts a card down, and takes at most one back).
+        if self._pile is not None and (view.draw_pile_size > self._pile or table < self._table):
+            self._pile = None
+            self._taken = set()
+        if self._pile is not None:
+            self.turns += 1
+        new = {c.id for c in view.opponent_known} - self._taken
+        self.draws += len(new)
+        self._taken |= new
+        # A draw seen at the first view of a round came in a turn not counted.
+        self.turns = max(self.turns, self.draws)
+        self._pile = view.draw_pile_size
+        self._table = table
+
+    def pile_drawer(self) -> float:
+        """The chance that the opponent takes pile cards the way the heuristic
+        does (:data:`PILE_DRAWER_RATE`) rather than keeping to the draw pile
+        (:data:`DECK_DRAWER_RATE`), from even odds before it has moved."""
+        k, n = self.draws, self.turns
+        drawer = k * math.log(PILE_DRAWER_RATE) + (n - k) * math.log1p(-PILE_DRAWER_RATE)
+        deck = k * math.log(DECK_DRAWER_RATE) + (n - k) * math.log1p(-DECK_DRAWER_RATE)
+        return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, deck - drawer))))
+
+
 class MctsBot:
     """Searches the heuristic's best turns over sampled determinizations.
 
@@ -174,7 +240,9 @@ class MctsBot:
     which the search compares :data:`LATE_CANDIDATES` turns unless
     ``candidates`` is given, with :data:`LATE_FACTOR` times the simulations
     and, unless ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0
-    never). ``clock`` (positional) is what the time budget is measured
+    never), ``tempo`` (1, the default: the simulated opponent takes pile
+    cards as often as the real one has, :class:`TempoMemory`; 0: always as
+    the heuristic). ``clock`` (positional) is what the time budget is measured
     with, ``weights`` (positional, for experiments) the heuristic's
     numbers. After each move :attr:`last_candidates` says how many turns it
     compared and :attr:`last_simulations` how many simulations it ran.
@@ -232,11 +300,22 @@ class MctsBot:
         self.endgame = ENDGAME_DRAW_PILE
         if "endgame" in options:
             self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
+        self.tempo = True
+        if "tempo" in options:
+            self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
+        self.memory = TempoMemory()
         self.last_simulations = 0
         self.last_candidates = 0
 
+    def observe(self, view: View) -> None:
+        """Remember what ``view`` shows of the opponent's draws. Called with
+        every view the bot moves in; a caller that makes the bot in the
+        middle of a match may show it the views its seat had before."""
+        self.memory.observe(view)
+
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
+        self.observe(view)
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
         late = self._late(view)
@@ -300,14 +379,17 @@ class MctsBot:
     def opponent(self, spread: float) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each
         scaled by a log-normal factor of ``spread`` (a sensible player of an
-        unknown style); ``None`` (the heuristic's own) when ``spread`` is 0."""
+        unknown style); ``None`` (the heuristic's own) when ``spread`` is 0.
+        With ``tempo``, the opponent keeps to the draw pile (takes no pile
+        card) with the chance that the opponent met so far is one that does
+        (:class:`TempoMemory`)."""
+        base = self.weights
+        if self.tempo and self._rng.random() >= self.memory.pile_drawer():
+            base = dataclasses.replace(base, pile_draw_margin=DECK_ONLY_MARGIN)
         if not spread:
-            return None
+            return None if base is self.weights else base
         scaled = Weights(
-            *(
-                value * math.exp(self._rng.gauss(0.0, spread))
-                for value in dataclasses.astuple(self.weights)
-            )
+            *(value * math.exp(self._rng.gauss(0.0, spread)) for value in dataclasses.astuple(base))
         )
         # A share above 1 would expect more cards than there are.
         return dataclasses.replace(scaled, arrival_share=min(1.0, scaled.arrival_share))
