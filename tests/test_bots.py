@@ -557,6 +557,53 @@ def test_the_tempo_memory_counts_the_opponents_pile_draws_over_a_match() -> None
     assert keeper.pile_drawer() < 0.2, "cautious keeps to the draw pile"
 
 
+def test_the_tempo_memory_counts_a_card_taken_again() -> None:
+    """random breaks the commitment rule: it discards cards it took from the
+    piles, and takes some of them again."""
+    for seed in range(5):
+        memory = TempoMemory()
+        assert play_watching(memory, seed, "random") == (memory.turns, memory.draws)
+        assert memory.draws > 0
+
+
+def test_a_bot_made_in_the_middle_of_a_round_counts_only_what_it_sees() -> None:
+    r = Round.new(random.Random(2))
+    bots = [make_bot("greedy", 0), make_bot("greedy", 0)]
+    views = []
+    while not r.is_over:
+        p = r.to_move
+        view = r.view(p)
+        if p == 0:
+            views.append(view)
+        r.push_turn(bots[p].choose_turn(view), p)
+    middle = next(i for i, v in enumerate(views) if v.opponent_known)
+    late = TempoMemory()
+    for view in views[middle:]:
+        late.observe(view)
+        late.observe(view)  # the same position twice is one view
+    assert late.turns == len(views) - middle - 1
+    whole, until = TempoMemory(), TempoMemory()
+    for view in views:
+        whole.observe(view)
+    for view in views[: middle + 1]:
+        until.observe(view)
+    # The cards held at its first view were taken in turns it did not see.
+    assert until.draws > 0
+    assert late.draws == whole.draws - until.draws
+
+
+def test_the_search_reads_its_opponents_draws_as_it_plays() -> None:
+    r = Round.new(random.Random(3))
+    bot = MctsBot(random.Random(1), iterations="8")
+    opponent = make_bot("cautious", 0)
+    while not r.is_over:
+        p = r.to_move
+        view = r.view(p)
+        r.push_turn(bot.choose_turn(view) if p == 0 else opponent.choose_turn(view), p)
+    assert bot.memory.turns > 15
+    assert bot.memory.pile_drawer() < 0.2
+
+
 def test_the_simulated_opponent_keeps_to_the_draw_pile_as_the_real_one_did() -> None:
     keeper, drawer, off = (MctsBot(random.Random(1), **o) for o in ({}, {}, {"tempo": "0"}))
     keeper.memory.turns = 60  # 60 turns, no pile card taken

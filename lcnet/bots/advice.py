@@ -176,8 +176,7 @@ def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -
     minus the opponent), over the same ``deals`` determinizations of ``view``:
     the search's own valuation, with short playouts (:data:`DEPTH`). One
     view tells nothing of how the opponent draws, so the simulated opponent
-    takes pile cards as the heuristic does (``tempo=0``): in a hint it is the
-    bot, which does."""
+    takes pile cards as the heuristic does (``tempo=0``)."""
     search = MctsBot(
         rng,
         iterations=str(deals * len(turns)),

@@ -25,8 +25,9 @@ hand. The search is an information-set search at the root:
   are scaled at random afresh for each deal: a player of an unknown style
   rather than a copy of the bot). The heuristic takes cards from the
   discard piles far more often than other players, which makes rounds
-  last longer; the simulated opponent keeps to the draw pile with the
-  chance that the real one has so far (:class:`TempoMemory`).
+  last longer; for each deal the simulated opponent either takes pile
+  cards as the heuristic does or never, with the chance that the real one
+  so far is the first kind or the second (:class:`TempoMemory`).
 * **Allocation.** Sequential Halving: the budget is split into rounds; in
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
@@ -38,11 +39,12 @@ turns. docs/BOTS.md explains the choices and the measurements behind them.
 
 Budget: ``iterations=N`` (simulations per move, :data:`LATE_FACTOR` times as
 many late in the round, where playouts are short; with a seeded random source
-the bot is then fully deterministic) and/or ``time=SECONDS`` (wall clock,
-read from the injectable ``clock``); the first one reached stops the search.
-Without either, the default is :data:`DEFAULT_ITERATIONS` simulations capped
-at :data:`DEFAULT_TIME` seconds: reproducible play on an ordinary machine,
-and never more than about a second on a slow or busy one.
+the bot is then fully deterministic, given the same sequence of views) and/or
+``time=SECONDS`` (wall clock, read from the injectable ``clock``); the first
+one reached stops the search. Without either, the default is
+:data:`DEFAULT_ITERATIONS` simulations capped at :data:`DEFAULT_TIME`
+seconds: reproducible play on an ordinary machine, and never more than about
+a second on a slow or busy one.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ heuristic's (``spread``): with ``spread=S``, each is scaled, afresh for every
 sampled deal, by a log-normal factor whose logarithm has standard deviation
 S (0.5: mostly between 0.37 and 2.7 times), so the opponent is a sensible
 player of an unknown style rather than a copy of the heuristic. 0 (the
-default before :data:`LATE_DRAW_PILE`) plays it as the heuristic: 0.5 over
+default before :data:`LATE_DRAW_PILE`) plays it with the heuristic's
+numbers (but for how it draws, with ``tempo``): 0.5 over
 the whole round was measured to trade strength against greedy and
 aggressive for strength against cautious, no net gain; late in the round it
 is a gain (:data:`LATE_SPREAD`; docs/BOTS.md)."""
@@ -112,8 +115,8 @@ not given: with ten candidates the search would otherwise pick turns whose
 worth rests on the opponent playing exactly as the heuristic."""
 PILE_DRAWER_RATE: Final = 0.15
 """How often, a turn, an opponent that takes cards from the discard piles
-does so (greedy: 10-19% of its turns early in the round, 4-28% late,
-depending on what its opponent discards)."""
+does so (greedy: 5-19% of its turns early in the round, 4-28% late,
+depending on what its opponent discards; bench/tempo.py)."""
 DECK_DRAWER_RATE: Final = 0.02
 """How often, a turn, an opponent that keeps to the draw pile takes a pile
 card (cautious: under 1%, aggressive: 2-4%)."""
@@ -184,10 +187,11 @@ class TempoMemory:
     15 turns instead of 10), other players rarely; a search that simulates
     every opponent as the heuristic expects longer rounds than it gets, and
     starts expeditions it has no time to finish. Each card the opponent
-    takes shows in ``View.opponent_known`` until it is played, and between
-    two of the bot's moves the opponent makes one turn, so the counts are
-    exact for the views observed. They add up over the rounds of a match
-    (the opponent is the same player).
+    takes shows in ``View.opponent_known`` until it is played or discarded,
+    and between two of the bot's moves the opponent makes one turn, so the
+    counts are exact from the first view of a round the bot observes (a
+    card taken, discarded and taken again counts twice). They add up over
+    the rounds of a match (the opponent is the same player).
     """
 
     def __init__(self) -> None:
@@ -195,26 +199,31 @@ class TempoMemory:
         """The opponent's turns seen (between two observed views of a round)."""
         self.draws = 0
         """The cards it took from the discard piles in them."""
-        self._taken: set[int] = set()  # this round's, by card id
+        self._known: set[int] = set()  # the pile cards it held at the last view
         self._pile: int | None = None
         self._table = 0
+        self._last: View | None = None
 
     def observe(self, view: View) -> None:
         """Count the opponent's turn and pile draw since the last view."""
+        if view == self._last:
+            return  # the same position again: no turn in between
+        self._last = view
         table = sum(len(e) for side in view.expeditions for e in side)
         table += sum(len(pile) for pile in view.discard_piles)
+        known = {c.id for c in view.opponent_known}
         # Within a round the draw pile never grows and the table never
         # shrinks (every turn puts a card down, and takes at most one back).
-        if self._pile is not None and (view.draw_pile_size > self._pile or table < self._table):
-            self._pile = None
-            self._taken = set()
-        if self._pile is not None:
+        if self._pile is not None and view.draw_pile_size <= self._pile and table >= self._table:
             self.turns += 1
-        new = {c.id for c in view.opponent_known} - self._taken
-        self.draws += len(new)
-        self._taken |= new
-        # A draw seen at the first view of a round came in a turn not counted.
-        self.turns = max(self.turns, self.draws)
+            # It cannot take back a card it discarded in the same turn, so a
+            # card held now and not at the last view was taken in this turn.
+            self.draws += len(known - self._known)
+        # Else the first view of a round: in its first turn the opponent
+        # can take no pile card (only its own discard lies there), so cards
+        # it holds now were taken in turns the bot did not see (it was made
+        # in the middle of the round): not counted.
+        self._known = known
         self._pile = view.draw_pile_size
         self._table = table
 
@@ -236,13 +245,14 @@ class MctsBot:
     which simulations always play to the end), ``spread`` (how far the
     simulated opponent's style strays: by default :data:`DEFAULT_SPREAD`
     early and :data:`LATE_SPREAD` late; a spread given holds everywhere,
-    0 plays it as the heuristic itself), ``late`` (the draw-pile size from
+    0 keeps the heuristic's numbers), ``late`` (the draw-pile size from
     which the search compares :data:`LATE_CANDIDATES` turns unless
     ``candidates`` is given, with :data:`LATE_FACTOR` times the simulations
     and, unless ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0
-    never), ``tempo`` (1, the default: the simulated opponent takes pile
-    cards as often as the real one has, :class:`TempoMemory`; 0: always as
-    the heuristic). ``clock`` (positional) is what the time budget is measured
+    never), ``tempo`` (1, the default: each sampled deal's opponent takes
+    pile cards as the heuristic does or never, with the chance read from
+    the real one's draws so far, :class:`TempoMemory`; 0: always as the
+    heuristic). ``clock`` (positional) is what the time budget is measured
     with, ``weights`` (positional, for experiments) the heuristic's
     numbers. After each move :attr:`last_candidates` says how many turns it
     compared and :attr:`last_simulations` how many simulations it ran.
@@ -379,10 +389,10 @@ class MctsBot:
     def opponent(self, spread: float) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each
         scaled by a log-normal factor of ``spread`` (a sensible player of an
-        unknown style); ``None`` (the heuristic's own) when ``spread`` is 0.
-        With ``tempo``, the opponent keeps to the draw pile (takes no pile
-        card) with the chance that the opponent met so far is one that does
-        (:class:`TempoMemory`)."""
+        unknown style). With ``tempo``, the opponent keeps to the draw pile
+        (takes no pile card) with the chance that the opponent met so far is
+        one that does (:class:`TempoMemory`). ``None`` (the heuristic's own)
+        when neither changes them."""
         base = self.weights
         if self.tempo and self._rng.random() >= self.memory.pile_drawer():
             base = dataclasses.replace(base, pile_draw_margin=DECK_ONLY_MARGIN)
