@@ -50,6 +50,7 @@ a second on a slow or busy one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import random
 import time as _time
@@ -231,10 +232,15 @@ class TempoMemory:
         """The chance that the opponent takes pile cards the way the heuristic
         does (:data:`PILE_DRAWER_RATE`) rather than keeping to the draw pile
         (:data:`DECK_DRAWER_RATE`), from even odds before it has moved."""
-        k, n = self.draws, self.turns
-        drawer = k * math.log(PILE_DRAWER_RATE) + (n - k) * math.log1p(-PILE_DRAWER_RATE)
-        deck = k * math.log(DECK_DRAWER_RATE) + (n - k) * math.log1p(-DECK_DRAWER_RATE)
-        return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, deck - drawer))))
+        return _pile_drawer(self.draws, self.turns)
+
+
+@functools.lru_cache(maxsize=256)
+def _pile_drawer(draws: int, turns: int) -> float:
+    # Asked once per sampled deal with the same counts: computed once.
+    drawer = draws * math.log(PILE_DRAWER_RATE) + (turns - draws) * math.log1p(-PILE_DRAWER_RATE)
+    deck = draws * math.log(DECK_DRAWER_RATE) + (turns - draws) * math.log1p(-DECK_DRAWER_RATE)
+    return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, deck - drawer))))
 
 
 class MctsBot:
@@ -314,6 +320,7 @@ class MctsBot:
         if "tempo" in options:
             self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
         self.memory = TempoMemory()
+        self._deck_only = dataclasses.replace(weights, pile_draw_margin=DECK_ONLY_MARGIN)
         self.last_simulations = 0
         self.last_candidates = 0
 
@@ -395,7 +402,7 @@ class MctsBot:
         when neither changes them."""
         base = self.weights
         if self.tempo and self._rng.random() >= self.memory.pile_drawer():
-            base = dataclasses.replace(base, pile_draw_margin=DECK_ONLY_MARGIN)
+            base = self._deck_only
         if not spread:
             return None if base is self.weights else base
         scaled = Weights(
