@@ -28,12 +28,13 @@ measures. The default takes about a minute on one core.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
 
-from lcnet.bots import make_bot
+from duel import mean_ci  # bench/duel.py, beside this script
+
+from lcnet.bots import make_bot, parse_bot_spec
 from lcnet.bots.mcts import (
     DEFAULT_CANDIDATES,
     LATE_CANDIDATES,
@@ -63,15 +64,6 @@ def positions(rounds: int) -> list[View]:
     return views
 
 
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, 0.0
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return mean, 1.96 * math.sqrt(var / n)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
@@ -91,7 +83,8 @@ def main() -> None:
     counted = 0
     for index, view in enumerate(positions(args.rounds)):
         late = view.draw_pile_size <= LATE_DRAW_PILE
-        width = args.width or (LATE_CANDIDATES if late else DEFAULT_CANDIDATES)
+        search_width = LATE_CANDIDATES if late else DEFAULT_CANDIDATES
+        width = args.width or search_width
         cands = candidate_turns(view, Determinizer(view).canonical(), width)
         if len(cands) < 2:
             continue
@@ -106,12 +99,12 @@ def main() -> None:
         regrets["heuristic"] += [top - values[0]] * args.seeds
         best_chosen["heuristic"] += args.seeds * (values[0] == top)
         # The best the search's own width could do (only if the reference is wider).
-        narrow = max(values[: LATE_CANDIDATES if late else DEFAULT_CANDIDATES])
+        narrow = max(values[:search_width])
         regrets["best_of_search_width"] += [top - narrow] * args.seeds
         best_chosen["best_of_search_width"] += args.seeds * (narrow == top)
         for spec in specs:
             for seed in range(args.seeds):
-                options = dict(option.split("=", 1) for option in spec.split(","))
+                _, options = parse_bot_spec(f"mcts:{spec}")
                 bot = MctsBot(random.Random(seed), **{"tempo": "0", **options})
                 chosen = from_turn(bot.choose_turn(view))
                 if chosen not in cands:
