@@ -1,6 +1,6 @@
 """Two versions of a bot on the same deals, paired: what a change is worth.
 
-    python bench/paired.py [A A2 B] [--from N] [--deals D] [--seed S] [--jobs J]
+    python bench/paired.py [A A2 B] [--from N] [--prefix P] [--deals D] [--seed S] [--jobs J]
 
 (by default medium, easy and cautious: what easy's blind spots cost, in
 seconds; a search takes about half a minute a deal)
@@ -11,7 +11,10 @@ is played out twice, once by A and once by A2, with the same seeds, against
 the same B. Where the two versions choose alike the games stay identical,
 so the paired difference of A2's and A's margins carries only the noise of
 the turns they choose differently: far less than two separate duels (and
-``--from`` a small N compares two endgames alone). A bot that remembers
+``--from`` a small N compares two endgames alone). With ``--prefix P``, bot
+P plays A's seat before the branch instead of A: a quick bot (``greedy``)
+makes a comparison of two endgames cheap, from positions P reached rather
+than A. A bot that remembers
 what it saw (the hard bot's ``observe``) is shown the views its seat had
 before N, as if it had played them. Prints A's and A2's mean
 margin a round and their paired difference, with 95% intervals over the
@@ -46,11 +49,14 @@ def won(margin: float) -> float:
     return (margin > 0) + (margin == 0) / 2
 
 
-def play_deal(a: str, a2: str, b: str, start: int, seed: int, index: int) -> list[tuple[int, int]]:
-    """Deal ``index`` in both seats: (A's margin, A2's margin) for each."""
+def play_deal(
+    a: str, a2: str, b: str, start: int, seed: int, index: int, prefix: str | None = None
+) -> list[tuple[int, int]]:
+    """Deal ``index`` in both seats: (A's margin, A2's margin) for each; A's
+    seat is played by ``prefix`` (default A) until the branch."""
     pairs = []
     for a_seat in (0, 1):
-        rnd, bots, rng = seat(a, b, seed, index, 5, a_seat)
+        rnd, bots, rng = seat(prefix or a, b, seed, index, 5, a_seat)
         seen = []  # A's views before the branch, for a bot that remembers them
         while not rnd.is_over and rnd.draw_pile_size > start:
             p = rnd.to_move
@@ -80,12 +86,17 @@ def main() -> None:
     parser.add_argument(
         "--from", dest="start", type=int, default=1000, help="branch at this draw pile size"
     )
+    parser.add_argument(
+        "--prefix", help="the bot that plays A's seat before the branch (default: A)"
+    )
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     started = time.perf_counter()
-    jobs = [(args.a, args.a2, args.b, args.start, args.seed, i) for i in range(args.deals)]
+    jobs = [
+        (args.a, args.a2, args.b, args.start, args.seed, i, args.prefix) for i in range(args.deals)
+    ]
     pairs: list[tuple[int, int]] = []
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
         for result in pool.map(play_deal, *zip(*jobs, strict=True)):
@@ -93,7 +104,8 @@ def main() -> None:
             if len(pairs) % 20 == 0:
                 diff = [y - x for x, y in pairs]
                 print(f"  {len(pairs)} rounds: diff {sum(diff) / len(diff):+.2f}", file=sys.stderr)
-    print(f"paired: {args.a} then {args.a2} vs {args.b}, {args.deals} deals x 2 seats")
+    before = f", {args.prefix} before the branch" if args.prefix else ""
+    print(f"paired: {args.a} then {args.a2} vs {args.b}{before}, {args.deals} deals x 2 seats")
     for name, values in (
         ("a_margin", [x for x, _ in pairs]),
         ("a2_margin", [y for _, y in pairs]),
