@@ -1,12 +1,13 @@
 """How many points a move the hard search loses to its sampling noise and its width.
 
     python bench/regret.py [SPEC ...] [--rounds R] [--reference D] [--width W] [--seeds K]
+                           [--every K] [--piles LOW-HIGH] [--oracle]
 
 Takes every fourth position of the first seat in R greedy-against-greedy
 rounds (2 by default), values the heuristic's best W turns there (by
-default as many as the search compares: 4, or 10 late in the round) on D
-common sampled deals (300 by default: the reference, more than a move's
-budget), then lets each search SPEC (mcts options, e.g. ``iterations=250``
+default as many as the search compares: 4, 10 late in the round, 40 in the
+endgame) on D common sampled deals (300 by default: the reference, more
+than a move's budget), then lets each search SPEC (mcts options, e.g. ``iterations=250``
 or ``iterations=250,candidates=6``; by default 125, 250 and 500
 simulations) choose from K random seeds (1 by default). Every search runs
 without a time cap and with the tempo model off, so that each choice sees
@@ -23,20 +24,32 @@ biased upwards, so every regret here is a little too high, by the same
 amount for every search (``best_of_search_width`` less so: the best of
 fewer values is biased less). Differences between searches are what it
 measures. The default takes about a minute on one core.
+
+``--piles LOW-HIGH`` keeps only the positions whose draw pile holds LOW to
+HIGH cards, and ``--every K`` takes every K-th position (4 by default).
+``--oracle`` values the turns instead with the opponent's real hand (only
+the draw pile's order sampled) and the heuristic's own numbers for it: the
+worth of each turn against greedy itself (the bot's own later turns are
+still the heuristic's), not in the search's model. A SPEC that starts with
+``told,`` (``told,iterations=250``) is the search told the opponent's hand
+too: what is left of its regret is its width and its budget.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import time
 
-from duel import mean_ci  # bench/duel.py, beside this script
+from duel import mean_ci, told_deals  # bench/duel.py, beside this script
 
 from lcnet.bots import make_bot, parse_bot_spec
 from lcnet.bots.mcts import (
     DEFAULT_CANDIDATES,
+    ENDGAME_CANDIDATES,
+    ENDGAME_DRAW_PILE,
     LATE_CANDIDATES,
     LATE_DRAW_PILE,
     MctsBot,
@@ -46,9 +59,11 @@ from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.engine import Round, View
 
 
-def positions(rounds: int) -> list[View]:
-    """Every fourth view of seat 0 in ``rounds`` greedy-against-greedy rounds."""
-    views: list[View] = []
+def positions(rounds: int, every: int, low: int, high: int) -> list[tuple[Round, View]]:
+    """Every ``every``-th view of seat 0 whose draw pile holds ``low`` to
+    ``high`` cards in ``rounds`` greedy-against-greedy rounds, with the
+    round it was seen in."""
+    found: list[tuple[Round, View]] = []
     for seed in range(rounds):
         r = Round.new(random.Random(1000 + seed))
         greedy = make_bot("greedy", 0)
@@ -56,12 +71,27 @@ def positions(rounds: int) -> list[View]:
         while not r.is_over:
             p = r.to_move
             view = r.view(p)
-            if p == 0:
-                if mine % 4 == 0:
-                    views.append(view)
+            if p == 0 and low <= view.draw_pile_size <= high:
+                if mine % every == 0:
+                    found.append((r.copy(), view))
                 mine += 1
             r.push_turn(greedy.choose_turn(view), p)
-    return views
+    return found
+
+
+def search_width(view: View) -> int:
+    """How many turns the default search compares in ``view``."""
+    if view.draw_pile_size <= ENDGAME_DRAW_PILE:
+        return ENDGAME_CANDIDATES
+    return LATE_CANDIDATES if view.draw_pile_size <= LATE_DRAW_PILE else DEFAULT_CANDIDATES
+
+
+def pile_range(text: str) -> tuple[int, int]:
+    low, _, high = text.partition("-")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give LOW-HIGH, e.g. 0-8") from None
 
 
 def main() -> None:
@@ -71,6 +101,13 @@ def main() -> None:
     parser.add_argument("specs", nargs="*", metavar="SPEC", help="mcts options of a search")
     parser.add_argument("--width", type=int, help="turns in the reference (default: the search's)")
     parser.add_argument("--seeds", type=int, default=1, help="choices per position and search")
+    parser.add_argument("--every", type=int, default=4, help="take every K-th position")
+    parser.add_argument(
+        "--piles", type=pile_range, default=(0, 1000), help="draw pile sizes LOW-HIGH only"
+    )
+    parser.add_argument(
+        "--oracle", action="store_true", help="value turns with the opponent's real hand"
+    )
     args = parser.parse_args()
     specs = args.specs or ["iterations=125", "iterations=250", "iterations=500"]
     started = time.perf_counter()
@@ -81,31 +118,36 @@ def main() -> None:
     }
     best_chosen: dict[str, int] = dict.fromkeys(regrets, 0)
     counted = 0
-    for index, view in enumerate(positions(args.rounds)):
-        late = view.draw_pile_size <= LATE_DRAW_PILE
-        search_width = LATE_CANDIDATES if late else DEFAULT_CANDIDATES
-        width = args.width or search_width
+    for index, (rnd, view) in enumerate(positions(args.rounds, args.every, *args.piles)):
+        narrow_width = search_width(view)
+        width = args.width or narrow_width
         cands = candidate_turns(view, Determinizer(view).canonical(), width)
         if len(cands) < 2:
             continue
         counted += 1
+        told = functools.partial(told_deals, rnd)
         reference = MctsBot(
             random.Random(10_000 + index),
             iterations=str(args.reference * len(cands)),
             tempo="0",
+            **({"spread": "0"} if args.oracle else {}),
         )
+        if args.oracle:
+            reference.determinizer = told  # type: ignore[method-assign]
         values = reference.evaluate_turns(view, [to_turn(c) for c in cands])
         top = max(values)
         regrets["heuristic"] += [top - values[0]] * args.seeds
         best_chosen["heuristic"] += args.seeds * (values[0] == top)
         # The best the search's own width could do (only if the reference is wider).
-        narrow = max(values[:search_width])
+        narrow = max(values[:narrow_width])
         regrets["best_of_search_width"] += [top - narrow] * args.seeds
         best_chosen["best_of_search_width"] += args.seeds * (narrow == top)
         for spec in specs:
             for seed in range(args.seeds):
-                _, options = parse_bot_spec(f"mcts:{spec}")
+                _, options = parse_bot_spec("mcts:" + spec.removeprefix("told,"))
                 bot = MctsBot(random.Random(seed), **{"tempo": "0", **options})
+                if spec.startswith("told,"):
+                    bot.determinizer = told  # type: ignore[method-assign]
                 chosen = from_turn(bot.choose_turn(view))
                 if chosen not in cands:
                     sys.exit(f"{spec} chose a turn outside the reference's: give a larger --width")
