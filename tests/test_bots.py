@@ -25,7 +25,14 @@ from lcnet.bots.fastsim import (
     rollout,
 )
 from lcnet.bots.greedy import GreedyBot
-from lcnet.bots.mcts import DECK_ONLY_MARGIN, LATE_SPREAD, SEARCH_WEIGHTS, MctsBot, TempoMemory
+from lcnet.bots.mcts import (
+    DECK_ONLY_MARGIN,
+    ENDGAME_CANDIDATES,
+    LATE_SPREAD,
+    SEARCH_WEIGHTS,
+    MctsBot,
+    TempoMemory,
+)
 from lcnet.bots.policy import Weights
 from lcnet.cards import Card, Suit
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
@@ -283,6 +290,25 @@ def test_late_in_the_round_the_search_compares_more_turns() -> None:
     assert late.last_candidates > early.last_candidates
     assert fixed.last_candidates == 3  # a width that was given is kept
     assert late.last_simulations > early.last_simulations + 40  # three times the budget
+
+
+def test_in_the_endgame_the_search_compares_every_allowed_turn() -> None:
+    rnd, seat = next(
+        (r, p)
+        for seed in range(40)
+        for r, p in positions(seed, count=200)
+        if r.draw_pile_size <= 8 and len(committed_turns(r.view(p))) > 10
+    )
+    view = rnd.view(seat)
+    allowed = committed_turns(view)
+    endgame = MctsBot(random.Random(1), iterations="40")
+    late = MctsBot(random.Random(1), iterations="40", endgame="0")
+    fixed = MctsBot(random.Random(1), iterations="40", candidates="3")
+    for bot in (endgame, late, fixed):
+        assert bot.choose_turn(view) in allowed
+    assert endgame.last_candidates == min(len(allowed), ENDGAME_CANDIDATES)
+    assert late.last_candidates == 10  # the late search's width
+    assert fixed.last_candidates == 3  # a width that was given is kept
 
 
 class SpreadSpy(MctsBot):

@@ -81,7 +81,13 @@ deals, at twice the cost per simulation)."""
 ENDGAME_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, simulations play to the end of the
 round whatever ``depth`` says: few turns are left, so it is cheap, and the
-exact score replaces the evaluation where timing matters most."""
+exact score replaces the evaluation where timing matters most. From here
+the search also compares every turn the commitment rule allows (at most
+:data:`ENDGAME_CANDIDATES`), with the late search's simulations
+(docs/BOTS.md, "The endgame")."""
+ENDGAME_CANDIDATES: Final = 40
+"""Root candidates in the endgame, when ``candidates`` is not given: in
+practice every turn the commitment rule allows."""
 SEARCH_WEIGHTS: Final[Weights] = DEFAULT_WEIGHTS
 """The heuristic's numbers in the search: its candidates, both players in
 its simulations, and the evaluation at their end."""
@@ -303,8 +309,9 @@ class MctsBot:
             self.time = DEFAULT_TIME
         self.candidates = DEFAULT_CANDIDATES
         self.late_candidates = LATE_CANDIDATES
+        self.endgame_candidates = ENDGAME_CANDIDATES
         if "candidates" in options:
-            self.candidates = self.late_candidates = _parse_int(
+            self.candidates = self.late_candidates = self.endgame_candidates = _parse_int(
                 "candidates", options["candidates"], 1, 100
             )
         self.late = LATE_DRAW_PILE
@@ -336,10 +343,15 @@ class MctsBot:
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
         late = self._late(view)
+        endgame = view.draw_pile_size <= self.endgame
         iterations = self.iterations
-        if late and iterations is not None:
+        if (late or endgame) and iterations is not None:
             iterations *= LATE_FACTOR
-        width = self.late_candidates if late else self.candidates
+        width = self.candidates
+        if endgame:
+            width = self.endgame_candidates
+        elif late:
+            width = self.late_candidates
         spread = self._spread(view)
         candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
         self.last_candidates = len(candidates)
