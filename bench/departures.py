@@ -10,9 +10,10 @@ opponent's real hand (only the draw pile's order sampled) and the
 opponent played by the heuristic, i.e. by greedy itself: what leaving
 greedy's turn there was worth against this opponent (the bot's own later
 turns in those valuations are still the heuristic's). Prints the
-departures a round and their worth a round, in all and by how many cards
-were left in the draw pile, each with a 95% interval over rounds. The
-default (4 deals) takes about two minutes with ``--jobs 2``.
+bot's turns and departures a round and the departures' worth a round, in
+all and by how many cards were left in the draw pile (worth with a 95%
+interval over rounds). The default (4 deals) takes about two minutes
+with ``--jobs 2``.
 """
 
 from __future__ import annotations
@@ -39,30 +40,35 @@ def phase_of(pile: int) -> int:
 
 
 def play_deal(spec: str, seed: int, index: int, reference: int) -> list[list[float]]:
-    """For both seats of deal ``index``: the worth of SPEC's departures from
-    greedy's turn, summed per phase."""
+    """For both seats of deal ``index``, per phase: SPEC's turns, then the
+    summed worth of its departures from greedy's turn, then their number."""
     rounds = []
     for a_seat in (0, 1):
         rnd, bots, _ = seat(spec, "greedy", seed, index, 5, a_seat)
         greedy = make_bot("greedy", 0)
-        worth = [0.0] * (len(PHASES) + 1)  # the last entry counts the departures
+        n = len(PHASES)
+        counts = [0.0] * (3 * n)  # turns, worth, departures
         while not rnd.is_over:
             p = rnd.to_move
             view = rnd.view(p)
             turn = bots[p].choose_turn(view)
-            if p == a_seat and (usual := greedy.choose_turn(view)) != turn:
-                judge = MctsBot(
-                    random.Random(f"departures:{seed}:{index}:{a_seat}:{worth[-1]}"),
-                    iterations=str(2 * reference),
-                    tempo="0",
-                    spread="0",
-                )
-                judge.determinizer = functools.partial(told_deals, rnd)  # type: ignore[method-assign]
-                before, after = judge.evaluate_turns(view, [usual, turn])
-                worth[phase_of(view.draw_pile_size)] += after - before
-                worth[-1] += 1
+            if p == a_seat:
+                phase = phase_of(view.draw_pile_size)
+                counts[phase] += 1
+                if (usual := greedy.choose_turn(view)) != turn:
+                    departures = sum(counts[2 * n :])
+                    judge = MctsBot(
+                        random.Random(f"departures:{seed}:{index}:{a_seat}:{departures}"),
+                        iterations=str(2 * reference),
+                        tempo="0",
+                        spread="0",
+                    )
+                    judge.determinizer = functools.partial(told_deals, rnd)  # type: ignore[method-assign]
+                    before, after = judge.evaluate_turns(view, [usual, turn])
+                    counts[n + phase] += after - before
+                    counts[2 * n + phase] += 1
             rnd.push_turn(turn, p)
-        rounds.append(worth)
+        rounds.append(counts)
     return rounds
 
 
@@ -82,17 +88,22 @@ def main() -> None:
         )
         rounds = [worth for pair in results for worth in pair]
     print(f"departures: {args.spec} vs greedy, {n} deals x 2 seats, seed {args.seed}")
-    mean, half = mean_ci([r[-1] for r in rounds])
-    print(f"departures: {mean:.1f} a round  (ci95 {mean - half:.1f} to {mean + half:.1f})")
-    mean, half = mean_ci([sum(r[:-1]) for r in rounds])
-    print(f"worth_all: {mean:+.1f} points/round  (ci95 {mean - half:+.1f} to {mean + half:+.1f})")
+    k = len(PHASES)
+
+    def line(name: str, values: list[float], unit: str, sign: str = "") -> None:
+        mean, half = mean_ci(values)
+        low, high = mean - half, mean + half
+        print(f"{name}: {mean:{sign}.1f} {unit}  (ci95 {low:{sign}.1f} to {high:{sign}.1f})")
+
+    line("turns", [sum(r[:k]) for r in rounds], "a round")
+    line("departures", [sum(r[2 * k :]) for r in rounds], "a round")
+    line("worth", [sum(r[k : 2 * k]) for r in rounds], "points/round", "+")
     for i, (low, high) in enumerate(PHASES):
-        mean, half = mean_ci([r[i] for r in rounds])
         name = f"{low}+" if high == 99 else f"{low}-{high}"
-        print(
-            f"worth_pile_{name}: {mean:+.1f} points/round  "
-            f"(ci95 {mean - half:+.1f} to {mean + half:+.1f})"
-        )
+        share = sum(r[i] for r in rounds) / len(rounds)
+        gone = sum(r[2 * k + i] for r in rounds) / len(rounds)
+        print(f"turns_pile_{name}: {share:.1f} a round, departures {gone:.1f}")
+        line(f"worth_pile_{name}", [r[k + i] for r in rounds], "points/round", "+")
     print(f"wall: {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
