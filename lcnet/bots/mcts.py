@@ -10,8 +10,9 @@ hand. The search is an information-set search at the root:
 * **Candidates.** The root's actions are whole turns (put-down and draw).
   The greedy heuristic (:func:`~lcnet.bots.policy.rank_turns`) ranks every
   turn the commitment rule allows; the search keeps its best ``candidates``
-  (the heuristic's own choice always among them) as priors: four, and ten
-  once the draw pile is down to ``late`` cards.
+  (the heuristic's own choice always among them) as priors: four, ten
+  once the draw pile is down to ``late`` cards, and every allowed turn (at
+  most :data:`ENDGAME_CANDIDATES`) from ``endgame`` cards.
 * **Simulations.** A simulation makes one candidate turn in one
   determinization and lets the heuristic play both sides to the end of the
   round (``depth`` turns at most, by default all of them), then scores the
@@ -254,7 +255,9 @@ class MctsBot:
 
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
     ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
-    which simulations always play to the end), ``spread`` (how far the
+    which simulations always play to the end and the search compares
+    :data:`ENDGAME_CANDIDATES` turns, with the late search's simulations,
+    unless ``candidates`` is given; 0 never), ``spread`` (how far the
     simulated opponent's style strays: by default :data:`DEFAULT_SPREAD`
     early and :data:`LATE_SPREAD` late; a spread given holds everywhere,
     0 keeps the heuristic's numbers), ``late`` (the draw-pile size from
