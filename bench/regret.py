@@ -46,15 +46,7 @@ import time
 from duel import mean_ci, told_deals  # bench/duel.py, beside this script
 
 from lcnet.bots import make_bot, parse_bot_spec
-from lcnet.bots.mcts import (
-    DEFAULT_CANDIDATES,
-    ENDGAME_CANDIDATES,
-    ENDGAME_DRAW_PILE,
-    LATE_CANDIDATES,
-    LATE_DRAW_PILE,
-    MctsBot,
-    candidate_turns,
-)
+from lcnet.bots.mcts import MctsBot, candidate_turns
 from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.engine import Round, View
 
@@ -77,13 +69,6 @@ def positions(rounds: int, every: int, low: int, high: int) -> list[tuple[Round,
                 mine += 1
             r.push_turn(greedy.choose_turn(view), p)
     return found
-
-
-def search_width(view: View) -> int:
-    """How many turns the default search compares in ``view``."""
-    if view.draw_pile_size <= ENDGAME_DRAW_PILE:
-        return ENDGAME_CANDIDATES
-    return LATE_CANDIDATES if view.draw_pile_size <= LATE_DRAW_PILE else DEFAULT_CANDIDATES
 
 
 def pile_range(text: str) -> tuple[int, int]:
@@ -117,9 +102,10 @@ def main() -> None:
         **{spec: [] for spec in specs},
     }
     best_chosen: dict[str, int] = dict.fromkeys(regrets, 0)
+    default_search = MctsBot(random.Random(0))  # only asked for its width
     counted = 0
     for index, (rnd, view) in enumerate(positions(args.rounds, args.every, *args.piles)):
-        narrow_width = search_width(view)
+        narrow_width = default_search.width(view)
         width = args.width or narrow_width
         cands = candidate_turns(view, Determinizer(view).canonical(), width)
         if len(cands) < 2:

@@ -345,18 +345,11 @@ class MctsBot:
         self.observe(view)
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
-        late = self._late(view)
-        endgame = view.draw_pile_size <= self.endgame
         iterations = self.iterations
-        if (late or endgame) and iterations is not None:
+        if (self._late(view) or self._endgame(view)) and iterations is not None:
             iterations *= LATE_FACTOR
-        width = self.candidates
-        if endgame:
-            width = self.endgame_candidates
-        elif late:
-            width = self.late_candidates
         spread = self._spread(view)
-        candidates = candidate_turns(view, determinizer.canonical(), width, self.weights)
+        candidates = candidate_turns(view, determinizer.canonical(), self.width(view), self.weights)
         self.last_candidates = len(candidates)
         self.last_simulations = 0
         if len(candidates) == 1:
@@ -426,14 +419,23 @@ class MctsBot:
         # A share above 1 would expect more cards than there are.
         return dataclasses.replace(scaled, arrival_share=min(1.0, scaled.arrival_share))
 
+    def width(self, view: View) -> int:
+        """How many of the heuristic's best turns the search compares in ``view``."""
+        if self._endgame(view):
+            return self.endgame_candidates
+        return self.late_candidates if self._late(view) else self.candidates
+
     def _late(self, view: View) -> bool:
         return view.draw_pile_size <= self.late
+
+    def _endgame(self, view: View) -> bool:
+        return view.draw_pile_size <= self.endgame
 
     def _spread(self, view: View) -> float:
         return self.late_spread if self._late(view) else self.spread
 
     def _depth(self, view: View) -> int:
-        return 10_000 if view.draw_pile_size <= self.endgame else self.depth
+        return 10_000 if self._endgame(view) else self.depth
 
     def evaluate_turns(self, view: View, turns: Sequence[Turn]) -> list[float]:
         """The expected final score difference (this seat's minus the
