@@ -19,14 +19,13 @@ with ``--jobs 2``.
 from __future__ import annotations
 
 import argparse
-import functools
 import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from duel import mean_ci, seat, told_deals  # bench/duel.py, beside this script
+from duel import mean_ci, seat, tell_hand  # bench/duel.py, beside this script
 
 from lcnet.bots import make_bot
 from lcnet.bots.mcts import MctsBot
@@ -63,7 +62,7 @@ def play_deal(spec: str, seed: int, index: int, reference: int) -> list[list[flo
                         tempo="0",
                         spread="0",
                     )
-                    judge.determinizer = functools.partial(told_deals, rnd)  # type: ignore[method-assign]
+                    tell_hand(judge, rnd)
                     before, after = judge.evaluate_turns(view, [usual, turn])
                     counts[n + phase] += after - before
                     counts[2 * n + phase] += 1

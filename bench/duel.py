@@ -55,6 +55,13 @@ def told_deals(rnd: Round, view: View) -> Determinizer:
     return HandDeterminizer(view, [c.id for c in rnd.hand(view.opponent)])
 
 
+def tell_hand(search: MctsBot, rnd: Round) -> MctsBot:
+    """Let ``search`` sample only the deals in which the opponent holds its
+    real hand in ``rnd`` (a ceiling, not a bot: bench/oracle.py); returns it."""
+    search.determinizer = functools.partial(told_deals, rnd)  # type: ignore[method-assign]
+    return search
+
+
 def seat(
     a: str, b: str, seed: int, index: int, suits: int, a_seat: int
 ) -> tuple[Round, list[Bot], random.Random]:
@@ -83,9 +90,7 @@ def play_deal(
             search = bots[a_seat]
             if not isinstance(search, MctsBot):
                 raise SystemExit(f"{a} is not the search: nothing to tell it")
-            search.determinizer = functools.partial(  # type: ignore[method-assign]
-                told_deals, rnd
-            )
+            tell_hand(search, rnd)
         while not rnd.is_over:
             if rnd.turns_played >= MAX_TURNS_PER_ROUND:
                 raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")

@@ -38,12 +38,11 @@ too: what is left of its regret is its width and its budget.
 from __future__ import annotations
 
 import argparse
-import functools
 import random
 import sys
 import time
 
-from duel import mean_ci, told_deals  # bench/duel.py, beside this script
+from duel import mean_ci, tell_hand  # bench/duel.py, beside this script
 
 from lcnet.bots import make_bot, parse_bot_spec
 from lcnet.bots.mcts import MctsBot, candidate_turns
@@ -111,7 +110,6 @@ def main() -> None:
         if len(cands) < 2:
             continue
         counted += 1
-        told = functools.partial(told_deals, rnd)
         reference = MctsBot(
             random.Random(10_000 + index),
             iterations=str(args.reference * len(cands)),
@@ -119,7 +117,7 @@ def main() -> None:
             **({"spread": "0"} if args.oracle else {}),
         )
         if args.oracle:
-            reference.determinizer = told  # type: ignore[method-assign]
+            tell_hand(reference, rnd)
         values = reference.evaluate_turns(view, [to_turn(c) for c in cands])
         top = max(values)
         regrets["heuristic"] += [top - values[0]] * args.seeds
@@ -133,7 +131,7 @@ def main() -> None:
                 _, options = parse_bot_spec("mcts:" + spec.removeprefix("told,"))
                 bot = MctsBot(random.Random(seed), **{"tempo": "0", **options})
                 if spec.startswith("told,"):
-                    bot.determinizer = told  # type: ignore[method-assign]
+                    tell_hand(bot, rnd)
                 chosen = from_turn(bot.choose_turn(view))
                 if chosen not in cands:
                     sys.exit(f"{spec} chose a turn outside the reference's: give a larger --width")
