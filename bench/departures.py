@@ -24,6 +24,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from typing import NamedTuple
 
 from duel import mean_ci, seat, tell_hand  # bench/duel.py, beside this script
 
@@ -34,40 +35,46 @@ PHASES = ((40, 99), (32, 39), (24, 31), (16, 23), (9, 15), (0, 8))
 """Draw pile sizes, early to late (the last is the endgame, 8 cards or fewer)."""
 
 
+class Phases(NamedTuple):
+    """One round's figures, each a list by phase."""
+
+    turns: list[float]
+    worth: list[float]
+    departures: list[float]
+
+
 def phase_of(pile: int) -> int:
     return next(i for i, (low, high) in enumerate(PHASES) if low <= pile <= high)
 
 
-def play_deal(spec: str, seed: int, index: int, reference: int) -> list[list[float]]:
-    """For both seats of deal ``index``, per phase: SPEC's turns, then the
-    summed worth of its departures from greedy's turn, then their number."""
+def play_deal(spec: str, seed: int, index: int, reference: int) -> list[Phases]:
+    """For both seats of deal ``index``, per phase: SPEC's turns, the summed
+    worth of its departures from greedy's turn, and their number."""
     rounds = []
     for a_seat in (0, 1):
         rnd, bots, _ = seat(spec, "greedy", seed, index, 5, a_seat)
         greedy = make_bot("greedy", 0)
-        n = len(PHASES)
-        counts = [0.0] * (3 * n)  # turns, worth, departures
+        turns, worth, departures = ([0.0] * len(PHASES) for _ in range(3))
         while not rnd.is_over:
             p = rnd.to_move
             view = rnd.view(p)
             turn = bots[p].choose_turn(view)
             if p == a_seat:
                 phase = phase_of(view.draw_pile_size)
-                counts[phase] += 1
+                turns[phase] += 1
                 if (usual := greedy.choose_turn(view)) != turn:
-                    departures = sum(counts[2 * n :])
                     judge = MctsBot(
-                        random.Random(f"departures:{seed}:{index}:{a_seat}:{departures}"),
+                        random.Random(f"departures:{seed}:{index}:{a_seat}:{sum(departures)}"),
                         iterations=str(2 * reference),
                         tempo="0",
                         spread="0",
                     )
                     tell_hand(judge, rnd)
                     before, after = judge.evaluate_turns(view, [usual, turn])
-                    counts[n + phase] += after - before
-                    counts[2 * n + phase] += 1
+                    worth[phase] += after - before
+                    departures[phase] += 1
             rnd.push_turn(turn, p)
-        rounds.append(counts)
+        rounds.append(Phases(turns, worth, departures))
     return rounds
 
 
@@ -87,22 +94,21 @@ def main() -> None:
         )
         rounds = [worth for pair in results for worth in pair]
     print(f"departures: {args.spec} vs greedy, {n} deals x 2 seats, seed {args.seed}")
-    k = len(PHASES)
 
     def line(name: str, values: list[float], unit: str, sign: str = "") -> None:
         mean, half = mean_ci(values)
         low, high = mean - half, mean + half
         print(f"{name}: {mean:{sign}.1f} {unit}  (ci95 {low:{sign}.1f} to {high:{sign}.1f})")
 
-    line("turns", [sum(r[:k]) for r in rounds], "a round")
-    line("departures", [sum(r[2 * k :]) for r in rounds], "a round")
-    line("worth", [sum(r[k : 2 * k]) for r in rounds], "points/round", "+")
+    line("turns", [sum(r.turns) for r in rounds], "a round")
+    line("departures", [sum(r.departures) for r in rounds], "a round")
+    line("worth", [sum(r.worth) for r in rounds], "points/round", "+")
     for i, (low, high) in enumerate(PHASES):
         name = f"{low}+" if high == 99 else f"{low}-{high}"
-        share = sum(r[i] for r in rounds) / len(rounds)
-        gone = sum(r[2 * k + i] for r in rounds) / len(rounds)
-        print(f"turns_pile_{name}: {share:.1f} a round, departures {gone:.1f}")
-        line(f"worth_pile_{name}", [r[k + i] for r in rounds], "points/round", "+")
+        turns = sum(r.turns[i] for r in rounds) / len(rounds)
+        gone = sum(r.departures[i] for r in rounds) / len(rounds)
+        print(f"turns_pile_{name}: {turns:.1f} a round, departures {gone:.1f}")
+        line(f"worth_pile_{name}", [r.worth[i] for r in rounds], "points/round", "+")
     print(f"wall: {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
