@@ -50,22 +50,25 @@ from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.engine import Round, View
 
 
-def positions(rounds: int, every: int, low: int, high: int) -> list[tuple[Round, View]]:
+def positions(rounds: int, every: int, low: int, high: int) -> list[tuple[Round, View, list[View]]]:
     """Every ``every``-th view of seat 0 whose draw pile holds ``low`` to
     ``high`` cards in ``rounds`` greedy-against-greedy rounds, with the
-    round it was seen in."""
-    found: list[tuple[Round, View]] = []
+    round it was seen in and seat 0's earlier views of the round."""
+    found: list[tuple[Round, View, list[View]]] = []
     for seed in range(rounds):
         r = Round.new(random.Random(1000 + seed))
         greedy = make_bot("greedy", 0)
         mine = 0
+        seen: list[View] = []
         while not r.is_over:
             p = r.to_move
             view = r.view(p)
             if p == 0 and low <= view.draw_pile_size <= high:
                 if mine % every == 0:
-                    found.append((r.copy(), view))
+                    found.append((r.copy(), view, seen[:]))
                 mine += 1
+            if p == 0:
+                seen.append(view)
             r.push_turn(greedy.choose_turn(view), p)
     return found
 
@@ -103,7 +106,7 @@ def main() -> None:
     best_chosen: dict[str, int] = dict.fromkeys(regrets, 0)
     default_search = MctsBot(random.Random(0))  # only asked for its width
     counted = 0
-    for index, (rnd, view) in enumerate(positions(args.rounds, args.every, *args.piles)):
+    for index, (rnd, view, seen) in enumerate(positions(args.rounds, args.every, *args.piles)):
         narrow_width = default_search.width(view)
         width = args.width or narrow_width
         cands = candidate_turns(view, Determinizer(view).canonical(), width)
@@ -132,6 +135,8 @@ def main() -> None:
                 bot = MctsBot(random.Random(seed), **{"tempo": "0", **options})
                 if spec.startswith("told,"):
                     tell_hand(bot, rnd)
+                for earlier in seen:  # what a bot that remembers would have seen
+                    bot.observe(earlier)
                 chosen = from_turn(bot.choose_turn(view))
                 if chosen not in cands:
                     sys.exit(f"{spec} chose a turn outside the reference's: give a larger --width")

@@ -13,6 +13,10 @@ hand. The search is an information-set search at the root:
   (the heuristic's own choice always among them) as priors: four, ten
   once the draw pile is down to ``late`` cards, and every allowed turn (at
   most :data:`ENDGAME_CANDIDATES`) from ``endgame`` cards.
+* **The hidden hand.** The determinizations are not uniform: the
+  opponent's hidden cards come from a :class:`~lcnet.bots.belief.HandBelief`,
+  guesses of them weighed, turn by turn, by whether the heuristic holding
+  them would have played as the opponent did (``belief=0``: uniform).
 * **Simulations.** A simulation makes one candidate turn in one
   determinization and lets the heuristic play both sides to the end of the
   round (``depth`` turns at most, by default all of them), then scores the
@@ -58,6 +62,7 @@ import time as _time
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from lcnet.bots.belief import MISS, PARTICLES, HandBelief
 from lcnet.bots.commitment import committed_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, deal_values, policy_turn, rank_turns
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn, to_turn
@@ -131,7 +136,19 @@ card (cautious: under 1%, aggressive: 2-4%)."""
 DECK_ONLY_MARGIN: Final = 1e9
 """``pile_draw_margin`` of a simulated opponent that keeps to the draw pile:
 no pile draw beats the deck by that much."""
-OPTIONS: Final = ("iterations", "time", "candidates", "depth", "endgame", "spread", "late", "tempo")
+OPTIONS: Final = (
+    "iterations",
+    "time",
+    "candidates",
+    "depth",
+    "endgame",
+    "spread",
+    "late",
+    "tempo",
+    "belief",
+    "miss",
+    "particles",
+)
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
@@ -184,6 +201,25 @@ def _parse_float(name: str, text: str, high: float, *, zero: bool, noun: str = "
         bounds = "between 0 and" if zero else "more than 0 and at most"
         raise UserError(f"mcts option {name}={text}: must be {bounds} {high:g}")
     return value
+
+
+class BeliefDeterminizer(Determinizer):
+    """Samples the opponent's hidden hand from a :class:`HandBelief`."""
+
+    def __init__(self, view: View, belief: HandBelief) -> None:
+        super().__init__(view)
+        self.belief = belief
+        unseen = set(self.unseen)
+        self.usable = bool(belief.hands) and all(
+            len(h) == self.hidden and set(h) <= unseen for h in belief.hands
+        )
+
+    def sample(self, rng: random.Random) -> Sim:
+        if not self.usable:
+            return super().sample(rng)
+        hidden = self.belief.guess(rng)
+        rng.shuffle(hidden)
+        return self.with_hidden(hidden, rng)
 
 
 class TempoMemory:
@@ -267,7 +303,10 @@ class MctsBot:
     never), ``tempo`` (1, the default: each sampled deal's opponent takes
     pile cards as the heuristic does or never, with the chance read from
     the real one's draws so far, :class:`TempoMemory`; 0: always as the
-    heuristic). ``clock`` (positional) is what the time budget is measured
+    heuristic), ``belief`` (1, the default: the opponent's hidden hand is
+    sampled from :class:`~lcnet.bots.belief.HandBelief`, with ``particles``
+    guesses and ``miss`` the weight kept by a guess that does not explain a
+    turn; 0: uniformly). ``clock`` (positional) is what the time budget is measured
     with, ``weights`` (positional, for experiments) the heuristic's
     numbers. After each move :attr:`last_candidates` says how many turns it
     compared and :attr:`last_simulations` how many simulations it ran.
@@ -330,6 +369,16 @@ class MctsBot:
         if "tempo" in options:
             self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
         self.memory = TempoMemory()
+        self.belief: HandBelief | None = None
+        """What the opponent's turns say about its hidden hand (None: the
+        search samples it uniformly)."""
+        if _parse_int("belief", options.get("belief", "1"), 0, 1):
+            self.belief = HandBelief(
+                random.Random(rng.getrandbits(64)),
+                _parse_int("particles", options.get("particles", str(PARTICLES)), 1, 100_000),
+                _parse_float("miss", options.get("miss", str(MISS)), 1.0, zero=True),
+                weights,
+            )
         self._deck_only = dataclasses.replace(weights, pile_draw_margin=DECK_ONLY_MARGIN)
         self.last_simulations = 0
         self.last_candidates = 0
@@ -339,6 +388,8 @@ class MctsBot:
         every view the bot moves in; a caller that makes the bot in the
         middle of a match may show it the views its seat had before."""
         self.memory.observe(view)
+        if self.belief is not None:
+            self.belief.observe(view)
 
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
@@ -399,7 +450,9 @@ class MctsBot:
         """Where the search's sampled deals come from: the deals consistent
         with ``view``. A seam for experiments (bench/oracle.py gives the
         search the opponent's real hand, to measure what knowing it is worth)."""
-        return Determinizer(view)
+        if self.belief is None:
+            return Determinizer(view)
+        return BeliefDeterminizer(view, self.belief)
 
     def opponent(self, spread: float) -> Weights | None:
         """The opponent's numbers for one sampled deal: the heuristic's, each

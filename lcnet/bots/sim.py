@@ -266,6 +266,15 @@ class Determinizer:
         rng.shuffle(unseen)
         return self._with(unseen)
 
+    def with_hidden(self, hidden: list[int], rng: random.Random) -> Sim:
+        """A round in which the opponent's hidden cards are ``hidden`` (a
+        guess of them, as many as it holds, all unseen) and the draw pile is
+        the other unseen cards, shuffled."""
+        chosen = set(hidden)
+        rest = [cid for cid in self.unseen if cid not in chosen]
+        rng.shuffle(rest)
+        return self._with(hidden + rest)
+
     def canonical(self) -> Sim:
         """A round consistent with the view, with the unseen cards in id order."""
         return self._with(self.unseen)
