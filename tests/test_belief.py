@@ -103,7 +103,7 @@ def test_against_the_heuristic_the_guesses_hold_more_of_its_hidden_cards() -> No
 
 def test_the_search_samples_its_deals_from_the_belief() -> None:
     seen = watched_round(2, "greedy")
-    bot = MctsBot(random.Random(1), iterations="8", belief="1", particles="5")
+    bot = MctsBot(random.Random(1), iterations="8", belief="1000", particles="5")
     for view, _, _ in seen[:10]:
         bot.observe(view)
     view = seen[9][0]
@@ -119,13 +119,20 @@ def test_the_search_samples_its_deals_from_the_belief() -> None:
         assert sim.deck_size == view.draw_pile_size
 
 
-def test_a_search_without_the_belief_samples_uniformly() -> None:
-    bot = MctsBot(random.Random(1), iterations="8", belief="0")
-    assert bot.belief is None
+def test_the_search_samples_from_the_belief_only_from_its_draw_pile_size() -> None:
+    seen = [view for view, _, _ in watched_round(2, "greedy")]
+    bot = MctsBot(random.Random(1), iterations="8", belief="8", particles="5")
+    for view in seen:
+        bot.observe(view)
+        beliefs = isinstance(bot.determinizer(view), BeliefDeterminizer)
+        assert beliefs == (view.draw_pile_size <= 8)
+    off = MctsBot(random.Random(1), iterations="8", belief="0")
+    assert off.belief is None
+    assert not isinstance(off.determinizer(seen[-1]), BeliefDeterminizer)
 
 
-@pytest.mark.parametrize("spec", ["belief=2", "particles=0", "miss=1.5", "miss=x"])
+@pytest.mark.parametrize("spec", ["belief=-1", "belief=x", "particles=0", "miss=1.5", "miss=x"])
 def test_bad_belief_options_are_refused(spec: str) -> None:
     name, _, value = spec.partition("=")
     with pytest.raises(UserError):
-        MctsBot(random.Random(1), **{"belief": "1", name: value})
+        MctsBot(random.Random(1), **{"belief": "8", name: value})

@@ -13,10 +13,11 @@ hand. The search is an information-set search at the root:
   (the heuristic's own choice always among them) as priors: four, ten
   once the draw pile is down to ``late`` cards, and every allowed turn (at
   most :data:`ENDGAME_CANDIDATES`) from ``endgame`` cards.
-* **The hidden hand.** The determinizations are not uniform: the
-  opponent's hidden cards come from a :class:`~lcnet.bots.belief.HandBelief`,
-  guesses of them weighed, turn by turn, by whether the heuristic holding
-  them would have played as the opponent did (``belief=0``: uniform).
+* **The hidden hand.** From ``belief`` cards left in the draw pile, the
+  opponent's hidden cards in the determinizations come from a
+  :class:`~lcnet.bots.belief.HandBelief`: guesses of them weighed, turn by
+  turn, by whether the heuristic holding them would have played as the
+  opponent did. Before that, and with ``belief=0``, they are uniform.
 * **Simulations.** A simulation makes one candidate turn in one
   determinization and lets the heuristic play both sides to the end of the
   round (``depth`` turns at most, by default all of them), then scores the
@@ -91,6 +92,11 @@ exact score replaces the evaluation where timing matters most. From here
 the search also compares every turn the commitment rule allows (at most
 :data:`ENDGAME_CANDIDATES`), with the late search's simulations
 (docs/BOTS.md, "The endgame")."""
+BELIEF_DRAW_PILE: Final = 8
+"""From this many cards in the draw pile, the opponent's hidden hand in the
+search's sampled deals comes from its :class:`~lcnet.bots.belief.HandBelief`
+(before, uniformly): docs/BOTS.md, "What the opponent's turns say about its
+hand"."""
 ENDGAME_CANDIDATES: Final = 40
 """Root candidates in the endgame, when ``candidates`` is not given: in
 practice every turn the commitment rule allows."""
@@ -303,13 +309,14 @@ class MctsBot:
     never), ``tempo`` (1, the default: each sampled deal's opponent takes
     pile cards as the heuristic does or never, with the chance read from
     the real one's draws so far, :class:`TempoMemory`; 0: always as the
-    heuristic), ``belief`` (1, the default: the opponent's hidden hand is
-    sampled from :class:`~lcnet.bots.belief.HandBelief`, with ``particles``
-    guesses and ``miss`` the weight kept by a guess that does not explain a
-    turn; 0: uniformly). ``clock`` (positional) is what the time budget is measured
-    with, ``weights`` (positional, for experiments) the heuristic's
-    numbers. After each move :attr:`last_candidates` says how many turns it
-    compared and :attr:`last_simulations` how many simulations it ran.
+    heuristic), ``belief`` (the draw-pile size from which the opponent's
+    hidden hand is sampled from :class:`~lcnet.bots.belief.HandBelief`, by
+    default :data:`BELIEF_DRAW_PILE`; 0 never), ``particles`` (its guesses)
+    and ``miss`` (the weight a guess keeps when it does not explain a
+    turn). ``clock`` (positional) is what the time budget is measured with,
+    ``weights`` (positional, for experiments) the heuristic's numbers.
+    After each move :attr:`last_candidates` says how many turns it compared
+    and :attr:`last_simulations` how many simulations it ran.
     """
 
     name = "mcts"
@@ -369,10 +376,13 @@ class MctsBot:
         if "tempo" in options:
             self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
         self.memory = TempoMemory()
+        self.belief_from = BELIEF_DRAW_PILE
+        if "belief" in options:
+            self.belief_from = _parse_int("belief", options["belief"], 0, 1000)
         self.belief: HandBelief | None = None
-        """What the opponent's turns say about its hidden hand (None: the
-        search samples it uniformly)."""
-        if _parse_int("belief", options.get("belief", "1"), 0, 1):
+        """What the opponent's turns say about its hidden hand (None with
+        ``belief=0``: the search samples it uniformly)."""
+        if self.belief_from:
             self.belief = HandBelief(
                 random.Random(rng.getrandbits(64)),
                 _parse_int("particles", options.get("particles", str(PARTICLES)), 1, 100_000),
@@ -450,7 +460,7 @@ class MctsBot:
         """Where the search's sampled deals come from: the deals consistent
         with ``view``. A seam for experiments (bench/oracle.py gives the
         search the opponent's real hand, to measure what knowing it is worth)."""
-        if self.belief is None:
+        if self.belief is None or view.draw_pile_size > self.belief_from:
             return Determinizer(view)
         return BeliefDeterminizer(view, self.belief)
 
