@@ -32,7 +32,11 @@ the draw pile's order sampled) and the heuristic's own numbers for it: the
 worth of each turn against greedy itself (the bot's own later turns are
 still the heuristic's), not in the search's model. A SPEC that starts with
 ``told,`` (``told,iterations=250``) is the search told the opponent's hand
-too: what is left of its regret is its width and its budget.
+too: what is left of its regret is its width and its budget. Each search
+is first shown seat 0's earlier views of the round, as if it had played
+them, so that what it remembers (the tempo model, the belief about the
+opponent's hand: ``belief=1000`` uses it at every position) is what it
+would be in play.
 """
 
 from __future__ import annotations
