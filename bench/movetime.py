@@ -3,9 +3,12 @@
     python bench/movetime.py SPEC [SPEC ...]
 
 The positions are every third turn of three greedy-against-greedy rounds
-(56 positions); each bot chooses a turn in each. Prints, for each bot, its
-mean time a move, the mean over the late positions (where the hard bot
-searches wider) and the slowest move.
+(56 positions); each bot chooses a turn in each. One bot a seat and round
+sees every view of its seat in order (the others only to remember them, as
+in play), so a move's time includes what the bot does with what it saw
+since its last move (the hard bot's belief about the opponent's hand).
+Prints, for each bot, its mean time a move, the mean over the late positions
+(where the hard bot searches wider) and the slowest move.
 """
 
 from __future__ import annotations
@@ -14,30 +17,41 @@ import random
 import sys
 import time
 
-from lcnet.bots import make_bot
+from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import LATE_DRAW_PILE as LATE
 from lcnet.engine import Round, View
 
 
-def positions() -> list[View]:
-    views: list[View] = []
+def positions() -> list[tuple[int, View, bool]]:
+    """Every view of the three rounds in order, with its round and whether
+    it is a position to time."""
+    views: list[tuple[int, View, bool]] = []
     for seed in range(3):
         r = Round.new(random.Random(seed))
         bot = make_bot("greedy", 0)
         while not r.is_over:
             p = r.to_move
             view = r.view(p)
-            views.append(view)
+            views.append((seed, view, len(views) % 3 == 0))
             r.push_turn(bot.choose_turn(view), p)
-    return views[::3]
+    return views
 
 
 def main() -> None:
-    views = positions()
+    every = positions()
+    views = [view for _, view, timed in every if timed]
     for spec in sys.argv[1:]:
-        bot = make_bot(spec, 1)
+        bots: dict[tuple[int, int], Bot] = {}
         times = []
-        for view in views:
+        for seed, view, timed in every:
+            if (seed, view.seat) not in bots:
+                bots[seed, view.seat] = make_bot(spec, 1)
+            bot = bots[seed, view.seat]
+            if not timed:
+                observe = getattr(bot, "observe", None)
+                if observe is not None:
+                    observe(view)
+                continue
             start = time.perf_counter()
             bot.choose_turn(view)
             times.append(time.perf_counter() - start)
