@@ -136,3 +136,6 @@ def test_bad_belief_options_are_refused(spec: str) -> None:
     name, _, value = spec.partition("=")
     with pytest.raises(UserError):
         MctsBot(random.Random(1), **{"belief": "8", name: value})
+    if name != "belief":
+        with pytest.raises(UserError):  # also when the belief is off
+            MctsBot(random.Random(1), **{"belief": "0", name: value})

@@ -382,13 +382,11 @@ class MctsBot:
         self.belief: HandBelief | None = None
         """What the opponent's turns say about its hidden hand (None with
         ``belief=0``: the search samples it uniformly)."""
+        # Checked even with belief=0, so that a bad value is never ignored.
+        particles = _parse_int("particles", options.get("particles", str(PARTICLES)), 1, 100_000)
+        miss = _parse_float("miss", options.get("miss", str(MISS)), 1.0, zero=True)
         if self.belief_from:
-            self.belief = HandBelief(
-                random.Random(rng.getrandbits(64)),
-                _parse_int("particles", options.get("particles", str(PARTICLES)), 1, 100_000),
-                _parse_float("miss", options.get("miss", str(MISS)), 1.0, zero=True),
-                weights,
-            )
+            self.belief = HandBelief(random.Random(rng.getrandbits(64)), particles, miss, weights)
         self._deck_only = dataclasses.replace(weights, pile_draw_margin=DECK_ONLY_MARGIN)
         self.last_simulations = 0
         self.last_candidates = 0
