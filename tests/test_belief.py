@@ -110,8 +110,8 @@ def test_the_search_samples_its_deals_from_the_belief() -> None:
     assert bot.belief is not None
     guesses = {tuple(sorted(h)) for h in bot.belief.hands}
     determinizer = bot.determinizer(view)
-    for _ in range(20):
-        sim = determinizer.sample(random.Random(_))
+    for seed in range(20):
+        sim = determinizer.sample(random.Random(seed))
         hand = sim.hands[view.opponent]
         known = [c.id for c in view.opponent_known]
         assert hand[: len(known)] == sorted(known)

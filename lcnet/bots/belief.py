@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
-from lcnet.bots.sim import BIT_OF, Sim, SimTurn
+from lcnet.bots.sim import Sim, SimTurn, table_sim
 from lcnet.cards import SUIT_OF, Card
 from lcnet.engine import View
 
@@ -90,32 +90,25 @@ def opponent_turn(last: View, now: View) -> OpponentTurn | None:
         return None
 
     # The table before the opponent's turn: now, with that turn undone.
-    sim = Sim(now.suit_count)
-    sim.to_move = other
-    sim.hands[now.seat] = [c.id for c in now.hand]
-    sim.hands[other] = sorted(known_last)
-    for who in (0, 1):
-        for exp in now.expeditions[who]:
-            ids = [c.id for c in exp]
-            if who == other and not discard and ids and ids[-1] == card:
-                ids.pop()
-            for cid in ids:
-                sim.play_card(who, cid)
-    for s, pile in enumerate(now.discard_piles):
-        ids = [c.id for c in pile]
-        if discard and s == suit:
-            if not ids or ids[-1] != card:
-                return None
-            ids.pop()
-        if s == draw:
-            ids.append(next(iter(taken)))
-        sim.piles[s] = ids
-        for cid in ids:
-            sim.board[s] |= BIT_OF[cid]
-    for cid in _ids(now.hand_public):
-        sim.taken[now.seat][SUIT_OF[cid]] |= BIT_OF[cid]
-    for cid in known_last:
-        sim.taken[other][SUIT_OF[cid]] |= BIT_OF[cid]
+    expeditions = [[[c.id for c in exp] for exp in side] for side in now.expeditions]
+    if not discard:
+        if expeditions[other][suit][-1] != card:
+            return None
+        expeditions[other][suit].pop()
+    piles = [[c.id for c in pile] for pile in now.discard_piles]
+    if discard:
+        if not piles[suit] or piles[suit][-1] != card:
+            return None
+        piles[suit].pop()
+    if draw >= 0:
+        piles[draw].append(next(iter(taken)))
+    hands: list[list[int]] = [[], []]
+    hands[now.seat] = [c.id for c in now.hand]
+    hands[other] = sorted(known_last)
+    holds: list[list[int]] = [[], []]
+    holds[now.seat] = [c.id for c in now.hand_public]
+    holds[other] = sorted(known_last)
+    sim = table_sim(now.suit_count, other, hands, expeditions, piles, holds)
     sim.deck_size = now.draw_pile_size + (draw < 0)
     return OpponentTurn((card, discard, draw), card in revealed, own, sim)
 

@@ -220,6 +220,34 @@ class Sim:
         return total
 
 
+def table_sim(
+    suit_count: int,
+    to_move: int,
+    hands: list[list[int]],
+    expeditions: list[list[list[int]]],
+    piles: list[list[int]],
+    taken: list[list[int]],
+) -> Sim:
+    """A :class:`Sim` of a table given by card ids: each player's hand,
+    expeditions (per player, per suit, in the order played), the discard
+    piles (bottom first) and the hand cards each player took from a pile.
+    The draw pile is left empty."""
+    sim = Sim(suit_count)
+    sim.to_move = to_move
+    sim.hands = hands
+    for who in (0, 1):
+        for exp in expeditions[who]:
+            for cid in exp:
+                sim.play_card(who, cid)
+        for cid in taken[who]:
+            sim.taken[who][SUIT_OF[cid]] |= BIT_OF[cid]
+    for s, pile in enumerate(piles):
+        sim.piles[s] = pile
+        for cid in pile:
+            sim.board[s] |= BIT_OF[cid]
+    return sim
+
+
 class Determinizer:
     """Builds :class:`Sim` rounds consistent with a view, from the view alone.
 
@@ -232,24 +260,21 @@ class Determinizer:
 
     def __init__(self, view: View) -> None:
         me, other = view.seat, view.opponent
-        sim = Sim(view.suit_count)
-        sim.to_move = view.to_move
-        sim.hands[me] = [c.id for c in view.hand]
         self.known = [c.id for c in sort_hand(view.opponent_known)]
-        sim.hands[other] = self.known[:]
-        for who in (0, 1):
-            for exp in view.expeditions[who]:
-                for card in exp:
-                    sim.play_card(who, card.id)
-        for s, pile in enumerate(view.discard_piles):
-            sim.piles[s] = [c.id for c in pile]
-            for card in pile:
-                sim.board[s] |= BIT_OF[card.id]
-        for card in view.hand_public:
-            sim.taken[me][SUIT_OF[card.id]] |= BIT_OF[card.id]
-        for card in view.opponent_known:
-            sim.taken[other][SUIT_OF[card.id]] |= BIT_OF[card.id]
-        self.template = sim
+        hands: list[list[int]] = [[], []]
+        hands[me] = [c.id for c in view.hand]
+        hands[other] = self.known[:]
+        taken: list[list[int]] = [[], []]
+        taken[me] = [c.id for c in view.hand_public]
+        taken[other] = self.known
+        self.template = table_sim(
+            view.suit_count,
+            view.to_move,
+            hands,
+            [[[c.id for c in exp] for exp in side] for side in view.expeditions],
+            [[c.id for c in pile] for pile in view.discard_piles],
+            taken,
+        )
         self.other = other
         self.hidden = view.opponent_hand_size - len(self.known)
         self.unseen = [c.id for c in view.unseen_cards()]
