@@ -1,6 +1,7 @@
 """Two versions of a bot on the same deals, paired: what a change is worth.
 
-    python bench/paired.py [A A2 B] [--from N] [--prefix P] [--deals D] [--seed S] [--jobs J]
+    python bench/paired.py [A A2 B] [--from N] [--prefix P] [--told]
+                           [--deals D] [--seed S] [--jobs J]
 
 (by default medium, easy and cautious: what easy's blind spots cost, in
 seconds; a search takes about half a minute a deal)
@@ -19,7 +20,10 @@ what it saw (the hard bot's ``observe``) is shown the views its seat had
 before N, as if it had played them. Prints A's and A2's mean
 margin a round and their paired difference, with 95% intervals over the
 deals, both win rates and their paired difference (also with an interval),
-and the rounds the change played differently.
+and the rounds the change played differently. With ``--told``, A2 (a
+search) is told the opponent's real hand from the branch on, as
+bench/oracle.py tells it for the whole round: what knowing the hand is
+worth from N cards left.
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from duel import mean_ci, seat
+from duel import mean_ci, seat, tell_hand
 
 from lcnet.bots import make_bot
+from lcnet.bots.mcts import MctsBot
 from lcnet.selfplay import play_round
 
 
@@ -50,10 +55,18 @@ def won(margin: float) -> float:
 
 
 def play_deal(
-    a: str, a2: str, b: str, start: int, seed: int, index: int, prefix: str | None = None
+    a: str,
+    a2: str,
+    b: str,
+    start: int,
+    seed: int,
+    index: int,
+    prefix: str | None = None,
+    told: bool = False,
 ) -> list[tuple[int, int]]:
     """Deal ``index`` in both seats: (A's margin, A2's margin) for each; A's
-    seat is played by ``prefix`` (default A) until the branch."""
+    seat is played by ``prefix`` (default A) until the branch. With
+    ``told``, A2 samples its deals with the opponent's real hand."""
     pairs = []
     for a_seat in (0, 1):
         rnd, bots, rng = seat(prefix or a, b, seed, index, 5, a_seat)
@@ -66,13 +79,19 @@ def play_deal(
             rnd.push_turn(bots[p].choose_turn(view), p)
         rest = rng.getrandbits(64)
         margins = []
-        for spec in (a, a2):
+        for changed, spec in enumerate((a, a2)):
             these = copy.deepcopy(bots)
             these[a_seat] = make_bot(spec, rest)
             observe = getattr(these[a_seat], "observe", None)
             for view in seen if observe else ():
                 observe(view)
-            scores = play_round(these, copy.deepcopy(rnd)).scores()
+            played = copy.deepcopy(rnd)
+            if told and changed:
+                search = these[a_seat]
+                if not isinstance(search, MctsBot):
+                    raise SystemExit(f"{a2} is not the search: nothing to tell it")
+                tell_hand(search, played)
+            scores = play_round(these, played).scores()
             margins.append(scores[a_seat] - scores[1 - a_seat])
         pairs.append((margins[0], margins[1]))
     return pairs
@@ -89,13 +108,17 @@ def main() -> None:
     parser.add_argument(
         "--prefix", help="the bot that plays A's seat before the branch (default: A)"
     )
+    parser.add_argument(
+        "--told", action="store_true", help="tell A2 the opponent's real hand from the branch on"
+    )
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     started = time.perf_counter()
     jobs = [
-        (args.a, args.a2, args.b, args.start, args.seed, i, args.prefix) for i in range(args.deals)
+        (args.a, args.a2, args.b, args.start, args.seed, i, args.prefix, args.told)
+        for i in range(args.deals)
     ]
     pairs: list[tuple[int, int]] = []
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
@@ -105,7 +128,10 @@ def main() -> None:
                 diff = [y - x for x, y in pairs]
                 print(f"  {len(pairs)} rounds: diff {sum(diff) / len(diff):+.2f}", file=sys.stderr)
     before = f", {args.prefix} before the branch" if args.prefix else ""
-    print(f"paired: {args.a} then {args.a2} vs {args.b}{before}, {args.deals} deals x 2 seats")
+    told = " (told the hand)" if args.told else ""
+    print(
+        f"paired: {args.a} then {args.a2}{told} vs {args.b}{before}, {args.deals} deals x 2 seats"
+    )
     for name, values in (
         ("a_margin", [x for x, _ in pairs]),
         ("a2_margin", [y for _, y in pairs]),
