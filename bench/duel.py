@@ -62,6 +62,14 @@ def tell_hand(search: MctsBot, rnd: Round) -> MctsBot:
     return search
 
 
+def tell_bot(bot: Bot, spec: str, rnd: Round) -> None:
+    """:func:`tell_hand` for a bot made from ``spec``; exits with a message
+    if it is not the search (there is nothing to tell another bot)."""
+    if not isinstance(bot, MctsBot):
+        raise SystemExit(f"{spec} is not the search: nothing to tell it")
+    tell_hand(bot, rnd)
+
+
 def seat(
     a: str, b: str, seed: int, index: int, suits: int, a_seat: int
 ) -> tuple[Round, list[Bot], random.Random]:
@@ -87,10 +95,7 @@ def play_deal(
     for a_seat in (0, 1):
         rnd, bots, _ = seat(a, b, seed, index, suits, a_seat)
         if told_hand:
-            search = bots[a_seat]
-            if not isinstance(search, MctsBot):
-                raise SystemExit(f"{a} is not the search: nothing to tell it")
-            tell_hand(search, rnd)
+            tell_bot(bots[a_seat], a, rnd)
         while not rnd.is_over:
             if rnd.turns_played >= MAX_TURNS_PER_ROUND:
                 raise RuntimeError(f"deal {index}: the round stalled ({a} vs {b})")

@@ -35,10 +35,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from duel import mean_ci, seat, tell_hand
+from duel import mean_ci, seat, tell_bot
 
 from lcnet.bots import make_bot
-from lcnet.bots.mcts import MctsBot
 from lcnet.selfplay import play_round
 
 
@@ -87,10 +86,7 @@ def play_deal(
                 observe(view)
             played = copy.deepcopy(rnd)
             if told and changed:
-                search = these[a_seat]
-                if not isinstance(search, MctsBot):
-                    raise SystemExit(f"{a2} is not the search: nothing to tell it")
-                tell_hand(search, played)
+                tell_bot(these[a_seat], a2, played)
             scores = play_round(these, played).scores()
             margins.append(scores[a_seat] - scores[1 - a_seat])
         pairs.append((margins[0], margins[1]))
