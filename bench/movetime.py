@@ -1,6 +1,6 @@
 """Mean time per move of bots on the same positions.
 
-    python bench/movetime.py SPEC [SPEC ...]
+    python bench/movetime.py [SPEC ...]   (default: hard)
 
 The positions are every third turn of three greedy-against-greedy rounds
 (56 positions); each bot chooses a turn in each. One bot a seat and round
@@ -13,13 +13,14 @@ Prints, for each bot, its mean time a move, the mean over the late positions
 
 from __future__ import annotations
 
+import argparse
 import random
-import sys
 import time
 
 from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import LATE_DRAW_PILE as LATE
 from lcnet.engine import Round, View
+from lcnet.errors import UserError
 
 
 def positions() -> list[tuple[int, View, bool]]:
@@ -38,9 +39,26 @@ def positions() -> list[tuple[int, View, bool]]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Mean time per move of bots on the same 56 positions "
+        "(every third turn of three greedy-against-greedy rounds)."
+    )
+    parser.add_argument(
+        "specs",
+        nargs="*",
+        default=["hard"],
+        metavar="SPEC",
+        help="bot specs to time, e.g. hard or mcts:belief=0 (default: hard)",
+    )
+    args = parser.parse_args()
+    for spec in args.specs:
+        try:
+            make_bot(spec, 0)
+        except UserError as e:
+            parser.error(str(e))
     every = positions()
     views = [view for _, view, timed in every if timed]
-    for spec in sys.argv[1:]:
+    for spec in args.specs:
         bots: dict[tuple[int, int], Bot] = {}
         times = []
         for seed, view, timed in every:
