@@ -39,10 +39,7 @@ def positions() -> list[tuple[int, View, bool]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description="Mean time per move of bots on the same 56 positions "
-        "(every third turn of three greedy-against-greedy rounds)."
-    )
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "specs",
         nargs="*",
