@@ -36,17 +36,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import random
 import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
+from regret import greedy_round  # bench/regret.py, beside this script
+
 from lcnet.bots import make_bot
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn
-from lcnet.engine import Round, View
+from lcnet.engine import View
 
 LATE = 16
 """Positions with at most this many cards in the draw pile are late (the
@@ -62,17 +63,9 @@ heuristic reads of it), the search's turn there, and whether it is late."""
 
 
 def seat0_views(seed: int) -> list[View]:
-    """Seat 0's views in the greedy-against-greedy round of ``seed``."""
-    r = Round.new(random.Random(1000 + seed))
-    greedy = make_bot("greedy", 0)
-    views = []
-    while not r.is_over:
-        p = r.to_move
-        view = r.view(p)
-        if p == 0:
-            views.append(view)
-        r.push_turn(greedy.choose_turn(view), p)
-    return views
+    """Seat 0's views in the greedy-against-greedy round of ``seed``
+    (bench/regret.py's rounds)."""
+    return [view for _, view in greedy_round(seed)]
 
 
 def label(job: tuple[int, int, str]) -> tuple[int, list[SimTurn]]:

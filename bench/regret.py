@@ -45,6 +45,7 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Iterator
 
 from duel import mean_ci, tell_hand  # bench/duel.py, beside this script
 
@@ -54,26 +55,34 @@ from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.engine import Round, View
 
 
+def greedy_round(seed: int) -> Iterator[tuple[Round, View]]:
+    """Seat 0's views, in order, in the greedy-against-greedy round of
+    ``seed``, each with the round as it stands (the live round: copy it to
+    keep it)."""
+    r = Round.new(random.Random(1000 + seed))
+    greedy = make_bot("greedy", 0)
+    while not r.is_over:
+        p = r.to_move
+        view = r.view(p)
+        if p == 0:
+            yield r, view
+        r.push_turn(greedy.choose_turn(view), p)
+
+
 def positions(rounds: int, every: int, low: int, high: int) -> list[tuple[Round, View, list[View]]]:
     """Every ``every``-th view of seat 0 whose draw pile holds ``low`` to
     ``high`` cards in ``rounds`` greedy-against-greedy rounds, with the
     round it was seen in and seat 0's earlier views of the round."""
     found: list[tuple[Round, View, list[View]]] = []
     for seed in range(rounds):
-        r = Round.new(random.Random(1000 + seed))
-        greedy = make_bot("greedy", 0)
         mine = 0
         seen: list[View] = []
-        while not r.is_over:
-            p = r.to_move
-            view = r.view(p)
-            if p == 0 and low <= view.draw_pile_size <= high:
+        for r, view in greedy_round(seed):
+            if low <= view.draw_pile_size <= high:
                 if mine % every == 0:
                     found.append((r.copy(), view, seen[:]))
                 mine += 1
-            if p == 0:
-                seen.append(view)
-            r.push_turn(greedy.choose_turn(view), p)
+            seen.append(view)
     return found
 
 
