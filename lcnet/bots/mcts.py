@@ -92,11 +92,12 @@ exact score replaces the evaluation where timing matters most. From here
 the search also compares every turn the commitment rule allows (at most
 :data:`ENDGAME_CANDIDATES`), with the late search's simulations
 (docs/BOTS.md, "The endgame")."""
-BELIEF_DRAW_PILE: Final = 8
+BELIEF_DRAW_PILE: Final = 1000
 """From this many cards in the draw pile, the opponent's hidden hand in the
 search's sampled deals comes from its :class:`~lcnet.bots.belief.HandBelief`
-(before, uniformly): docs/BOTS.md, "What the opponent's turns say about its
-hand"."""
+(before, uniformly). By default more than any draw pile has, i.e. from the
+first turn: docs/BOTS.md, "What the opponent's turns say about its hand" and
+"The belief from the first turn becomes the default"."""
 ENDGAME_CANDIDATES: Final = 40
 """Root candidates in the endgame, when ``candidates`` is not given: in
 practice every turn the commitment rule allows."""
