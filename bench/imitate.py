@@ -45,13 +45,11 @@ from multiprocessing import get_context
 from regret import greedy_round  # bench/regret.py, beside this script
 
 from lcnet.bots import make_bot
+from lcnet.bots.mcts import LATE_DRAW_PILE
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn
 from lcnet.engine import View
 
-LATE = 16
-"""Positions with at most this many cards in the draw pile are late (the
-search's late threshold)."""
 FACTORS = (0.5, 0.7, 0.85, 1.2, 1.4, 2.0)
 """What each number is multiplied by in a step of the fit."""
 AGAIN_SEED = 7777
@@ -84,7 +82,7 @@ def label_all(seeds: list[int], offset: int, spec: str, jobs: int) -> dict[int, 
 
 def samples(seed: int, turns: list[SimTurn]) -> list[Sample]:
     return [
-        (Determinizer(view).canonical(), turn, view.draw_pile_size <= LATE)
+        (Determinizer(view).canonical(), turn, view.draw_pile_size <= LATE_DRAW_PILE)
         for view, turn in zip(seat0_views(seed), turns, strict=True)
     ]
 
