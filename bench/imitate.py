@@ -13,6 +13,10 @@ them. Prints:
   candidate), early (more than 16 cards in the draw pile) and late, and
   where it departs, how: the same put-down with another draw, or another
   put-down;
+* where it departs, what it plays instead (a card on a started expedition,
+  one that opens an expedition, or a discard), against what a pick at
+  random among its other candidates would play: whether its departures
+  lean somewhere the heuristic does not go;
 * how often the search makes the same turn again with another seed, on the
   first K rounds (2 by default; 0: not measured): how much of its choice
   is its sampling noise rather than the position;
@@ -38,16 +42,17 @@ import dataclasses
 import json
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from regret import greedy_round  # bench/regret.py, beside this script
 
 from lcnet.bots import make_bot
-from lcnet.bots.mcts import LATE_DRAW_PILE
+from lcnet.bots.mcts import LATE_DRAW_PILE, MctsBot, candidate_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn
+from lcnet.cards import SUIT_OF
 from lcnet.engine import View
 
 FACTORS = (0.5, 0.7, 0.85, 1.2, 1.4, 2.0)
@@ -136,6 +141,45 @@ def departures(data: list[Sample]) -> Counter[tuple[str, str]]:
     return kinds
 
 
+KINDS = ("extend", "open", "discard")
+"""The kinds of put-down :func:`put_down_kind` tells apart."""
+
+
+def put_down_kind(sim: Sim, turn: SimTurn) -> str:
+    """``extend`` (a card on a started expedition), ``open`` or ``discard``."""
+    cid, discard, _ = turn
+    if discard:
+        return "discard"
+    return "extend" if sim.counts[sim.to_move][SUIT_OF[cid]] else "open"
+
+
+def departure_kinds(
+    labels: dict[int, list[SimTurn]], spec: str
+) -> defaultdict[tuple[str, ...], float]:
+    """Per phase: the positions with more than one candidate, those where
+    the search leaves the heuristic's turn, the kind of put-down it makes
+    there, and the kinds a pick at random among the other candidates would
+    make (expected counts)."""
+    search = make_bot(spec, 0)
+    assert isinstance(search, MctsBot)
+    found: defaultdict[tuple[str, ...], float] = defaultdict(float)
+    for seed, turns in labels.items():
+        for view, turn in zip(seat0_views(seed), turns, strict=True):
+            sim = Determinizer(view).canonical()
+            candidates = candidate_turns(view, sim, search.width(view))
+            if len(candidates) < 2:
+                continue
+            phase = "late" if view.draw_pile_size <= LATE_DRAW_PILE else "early"
+            found[phase, "positions"] += 1
+            others = candidates[1:]
+            for other in others:
+                found[phase, "random", put_down_kind(sim, other)] += 1 / len(others)
+            if turn != candidates[0]:
+                found[phase, "departs"] += 1
+                found[phase, "search", put_down_kind(sim, turn)] += 1
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4, help="rounds labelled (default 4)")
@@ -163,6 +207,17 @@ def main() -> None:
         total = sum(n for (p, _), n in kinds.items() if p == phase) or 1
         for kind in ("same_turn", "same_put_down_other_draw", "other_put_down"):
             print(f"{phase}_{kind}: {kinds[phase, kind] / total:.3f} share")
+    leaning = departure_kinds(labels, args.spec)
+    for phase in ("early", "late"):
+        positions = leaning[phase, "positions"] or 1
+        departs = leaning[phase, "departs"] or 1
+        print(f"{phase}_departs: {leaning[phase, 'departs'] / positions:.3f} share")
+        for kind in KINDS:
+            print(
+                f"{phase}_departs_to_{kind}: {leaning[phase, 'search', kind] / departs:.3f} share"
+            )
+            random_share = leaning[phase, "random", kind] / positions
+            print(f"{phase}_random_other_candidate_{kind}: {random_share:.3f} share")
     if args.again:
         seeds = sorted(labels)[: args.again]
         again = label_all(seeds, AGAIN_SEED, args.spec, args.jobs)
