@@ -85,10 +85,10 @@ def label_all(seeds: list[int], offset: int, spec: str, jobs: int) -> dict[int, 
         return dict(pool.map(label, work))
 
 
-def samples(seed: int, turns: list[SimTurn]) -> list[Sample]:
+def samples(views: list[View], turns: list[SimTurn]) -> list[Sample]:
     return [
         (Determinizer(view).canonical(), turn, view.draw_pile_size <= LATE_DRAW_PILE)
-        for view, turn in zip(seat0_views(seed), turns, strict=True)
+        for view, turn in zip(views, turns, strict=True)
     ]
 
 
@@ -154,22 +154,22 @@ def put_down_kind(sim: Sim, turn: SimTurn) -> str:
 
 
 def departure_kinds(
-    labels: dict[int, list[SimTurn]], spec: str
+    views: dict[int, list[View]], data: dict[int, list[Sample]], spec: str
 ) -> defaultdict[tuple[str, ...], float]:
-    """Per phase: the positions with more than one candidate, those where
-    the search leaves the heuristic's turn, the kind of put-down it makes
-    there, and the kinds a pick at random among the other candidates would
-    make (expected counts)."""
+    """Per phase: the positions with more than one candidate of the search
+    ``spec``, those where it leaves the heuristic's turn, the kind of
+    put-down it makes there, and the kinds a pick at random among the other
+    candidates would make (expected counts). ``data`` holds each seed's
+    samples of ``views``."""
     search = make_bot(spec, 0)
     assert isinstance(search, MctsBot)
     found: defaultdict[tuple[str, ...], float] = defaultdict(float)
-    for seed, turns in labels.items():
-        for view, turn in zip(seat0_views(seed), turns, strict=True):
-            sim = Determinizer(view).canonical()
+    for seed, rows in data.items():
+        for view, (sim, turn, late) in zip(views[seed], rows, strict=True):
             candidates = candidate_turns(view, sim, search.width(view))
             if len(candidates) < 2:
                 continue
-            phase = "late" if view.draw_pile_size <= LATE_DRAW_PILE else "early"
+            phase = "late" if late else "early"
             found[phase, "positions"] += 1
             others = candidates[1:]
             for other in others:
@@ -199,7 +199,8 @@ def main() -> None:
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(labels, f)
-    data = {seed: samples(seed, turns) for seed, turns in labels.items()}
+    views = {seed: seat0_views(seed) for seed in labels}
+    data = {seed: samples(views[seed], turns) for seed, turns in labels.items()}
     everything = [s for rows in data.values() for s in rows]
     print(f"positions: {len(everything)} positions")
     kinds = departures(everything)
@@ -207,11 +208,11 @@ def main() -> None:
         total = sum(n for (p, _), n in kinds.items() if p == phase) or 1
         for kind in ("same_turn", "same_put_down_other_draw", "other_put_down"):
             print(f"{phase}_{kind}: {kinds[phase, kind] / total:.3f} share")
-    leaning = departure_kinds(labels, args.spec)
+    # Where it departs (1 - same_turn above), what it puts down instead.
+    leaning = departure_kinds(views, data, args.spec)
     for phase in ("early", "late"):
         positions = leaning[phase, "positions"] or 1
         departs = leaning[phase, "departs"] or 1
-        print(f"{phase}_departs: {leaning[phase, 'departs'] / positions:.3f} share")
         for kind in KINDS:
             print(
                 f"{phase}_departs_to_{kind}: {leaning[phase, 'search', kind] / departs:.3f} share"
