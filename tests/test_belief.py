@@ -8,7 +8,7 @@ import random
 import pytest
 
 from lcnet.bots import make_bot
-from lcnet.bots.belief import HandBelief, opponent_turn
+from lcnet.bots.belief import HandBelief, opening_turn, opponent_turn
 from lcnet.bots.mcts import BeliefDeterminizer, MctsBot
 from lcnet.bots.policy import policy_turn
 from lcnet.bots.sim import from_turn
@@ -139,3 +139,58 @@ def test_bad_belief_options_are_refused(spec: str) -> None:
     if name != "belief":
         with pytest.raises(UserError):  # also when the belief is off
             MctsBot(random.Random(1), **{"belief": "0", name: value})
+
+
+def opening_views(seed: int) -> list[tuple[View, Round, Turn]]:
+    """Rounds greedy opens against greedy: seat 0's first view, after the
+    opponent's (seat 1) first turn; the round before that turn; the turn."""
+    found = []
+    for s in range(seed, seed + 12):
+        r = Round.new(random.Random(s), starter=1)
+        before = r.copy()
+        turn = make_bot("greedy", s).choose_turn(r.view(1))
+        r.push_turn(turn, 1)
+        found.append((r.view(0), before, turn))
+    return found
+
+
+def test_the_opponents_first_turn_is_read_from_the_first_view() -> None:
+    kinds = set()
+    for view, before, turn in opening_views(10):
+        read = opening_turn(view)
+        assert read is not None
+        assert read.turn == from_turn(turn) and read.hidden and read.own_deck_card is None
+        kinds.add(read.turn[1])
+        # The table before it: empty, the bot's hand as now, a full draw pile;
+        # with the real dealt hand the heuristic makes that turn.
+        sim = read.before.copy()
+        assert sim.deck_size == view.draw_pile_size + 1 and sim.to_move == 1
+        assert sim.hands[0] == [c.id for c in view.hand]
+        sim.hands[1] = sorted(c.id for c in before.hand(1))
+        assert policy_turn(sim) == read.turn
+    assert kinds == {False, True}  # both a first play and a first discard were read
+
+
+def test_only_the_first_view_after_the_opponents_first_turn_is_an_opening() -> None:
+    seen = [view for view, _, _ in watched_round(3, "greedy")]  # seed 3: seat 1 opens
+    assert opening_turn(seen[0]) is not None
+    assert all(opening_turn(view) is None for view in seen[1:])
+    opener = [view for view, _, _ in watched_round(2, "greedy")]  # seat 0 opens
+    assert opening_turn(opener[0]) is None
+
+
+def test_the_first_turn_weighs_the_guesses_of_the_dealt_hand() -> None:
+    weighed = 0
+    for view, before, turn in opening_views(30):
+        belief = HandBelief(random.Random(1), particles=200)
+        belief.observe(view)
+        hidden = view.opponent_hand_size
+        unseen = {c.id for c in view.unseen_cards()}
+        assert all(len(set(h)) == hidden and set(h) <= unseen for h in belief.hands)
+        assert abs(sum(belief.odds) - 1.0) < 1e-9
+        # Uniform guesses would all weigh alike and hold as many of the
+        # real cards as their share of the unseen ones.
+        real = {c.id for c in before.hand(1)} - {from_turn(turn)[0]}  # still held
+        held = sum(w * len(real & set(h)) for w, h in zip(belief.odds, belief.hands, strict=True))
+        weighed += held / len(real) > hidden / len(unseen)
+    assert weighed >= 8  # of 12 openings: the guesses hold more than uniform ones

@@ -3,7 +3,9 @@
 A particle filter over the opponent's hidden hand (the cards it did not take
 from a discard pile; those are public). Each particle is one guess of the
 hidden cards. Between two views the bot moves in, the opponent makes one
-turn (:func:`opponent_turn` reads it from the two views). Every guess is
+turn (:func:`opponent_turn` reads it from the two views; when the
+opponent opened the round, :func:`opening_turn` reads its first turn from
+the bot's first view, from guesses of the hand it was dealt). Every guess is
 weighed by whether the heuristic (:func:`~lcnet.bots.policy.policy_turn`),
 holding it, would have made that turn, and then moved on as the turn says:
 
@@ -35,7 +37,7 @@ from typing import Final, NamedTuple
 
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Sim, SimTurn, table_sim
-from lcnet.cards import SUIT_OF, Card
+from lcnet.cards import HAND_SIZE, SUIT_OF, Card, deck_size
 from lcnet.engine import View
 
 PARTICLES: Final = 400
@@ -113,6 +115,37 @@ def opponent_turn(last: View, now: View) -> OpponentTurn | None:
     return OpponentTurn((card, discard, draw), card in revealed, own, sim)
 
 
+def opening_turn(view: View) -> OpponentTurn | None:
+    """The opponent's first turn of the round, read from the bot's first view
+    of it when the opponent moved first: one card of the opponent's on the
+    table (played or discarded), no card of the bot's, the draw pile one card
+    short of the deal (its first draw can only be from the deck: the one
+    pile card is the one it just discarded). None for any other view."""
+    other = view.opponent
+    played = [exp[-1].id for exp in view.expeditions[other] if exp]
+    discarded = [pile[-1].id for pile in view.discard_piles if pile]
+    table = sum(len(exp) for side in view.expeditions for exp in side)
+    table += sum(len(pile) for pile in view.discard_piles)
+    dealt = deck_size(view.suit_count) - 2 * HAND_SIZE
+    if (
+        table != 1
+        or view.draw_pile_size != dealt - 1
+        or view.opponent_known
+        or len(view.hand) != HAND_SIZE
+        or view.opponent_hand_size != HAND_SIZE
+    ):
+        return None
+    card = (played or discarded)[0]
+    empty: list[list[list[int]]] = [[[] for _ in range(view.suit_count)] for _ in range(2)]
+    hands: list[list[int]] = [[], []]
+    hands[view.seat] = [c.id for c in view.hand]
+    sim = table_sim(
+        view.suit_count, other, hands, empty, [[] for _ in range(view.suit_count)], [[], []]
+    )
+    sim.deck_size = dealt
+    return OpponentTurn((card, not played, -1), True, None, sim)
+
+
 class HandBelief:
     """Weighted guesses of the opponent's hidden hand, kept up to date by
     :meth:`observe` with every view the bot moves in."""
@@ -137,16 +170,28 @@ class HandBelief:
     def observe(self, view: View) -> None:
         """Weigh the guesses by the opponent's turn since the last view; from
         uniform guesses at the first view of a round (or one that does not
-        follow the last)."""
+        follow the last), weighed by the opponent's first turn if it opened
+        the round."""
         if view == self._last:
             return
         last, self._last = self._last, view
         turn = None if last is None else opponent_turn(last, view)
-        if turn is None or not self._follow(turn, view):
-            unseen = [c.id for c in view.unseen_cards()]
-            hidden = view.opponent_hand_size - len(view.opponent_known)
-            self.hands = [self._rng.sample(unseen, hidden) for _ in range(self.size)]
-            self.odds = [1.0 / self.size] * self.size
+        if turn is not None and self._follow(turn, view):
+            return
+        unseen = [c.id for c in view.unseen_cards()]
+        hidden = view.opponent_hand_size - len(view.opponent_known)
+        opening = opening_turn(view)
+        if opening is not None:
+            # Uniform guesses of the hand it was dealt (it holds as many
+            # hidden cards now), weighed by its first turn.
+            self._uniform([*unseen, opening.turn[0]], hidden)
+            if self._follow(opening, view):
+                return
+        self._uniform(unseen, hidden)
+
+    def _uniform(self, pool: list[int], hidden: int) -> None:
+        self.hands = [self._rng.sample(pool, hidden) for _ in range(self.size)]
+        self.odds = [1.0 / self.size] * self.size
 
     def _follow(self, seen: OpponentTurn, now: View) -> bool:
         """Weigh and move on every guess; False if they no longer fit ``now``."""
