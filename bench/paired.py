@@ -20,7 +20,9 @@ what it saw (the hard bot's ``observe``) is shown the views its seat had
 before N, as if it had played them. Prints A's and A2's mean
 margin a round and their paired difference, with 95% intervals over the
 deals, both win rates and their paired difference (also with an interval),
-and the rounds the change played differently. With ``--told``, A2 (a
+and the rounds the change played differently; every ten deals it prints
+the same figures so far to standard error, so a run stopped early keeps
+its intervals. With ``--told``, A2 (a
 search) is told the opponent's real hand from the branch on, as
 bench/oracle.py tells it for the whole round: what knowing the hand is
 worth from N cards left.
@@ -93,6 +95,30 @@ def play_deal(
     return pairs
 
 
+def summary(pairs: list[tuple[int, int]]) -> list[str]:
+    """The figures of ``pairs`` (A's and A2's margins, round by round, deal
+    by deal), one per line as ``name: value``."""
+    lines = []
+    for name, values in (
+        ("a_margin", [x for x, _ in pairs]),
+        ("a2_margin", [y for _, y in pairs]),
+        ("difference", [y - x for x, y in pairs]),
+    ):
+        mean, half = over_deals(values)
+        lines.append(
+            f"{name}: {mean:+.2f} points/round  ci95: {mean - half:+.2f} to {mean + half:+.2f}"
+        )
+    for name, index in (("a_win_rate", 0), ("a2_win_rate", 1)):
+        lines.append(f"{name}: {sum(won(p[index]) for p in pairs) / len(pairs):.1%}")
+    # The change in win rate, paired like the margins.
+    mean, half = over_deals([won(y) - won(x) for x, y in pairs])
+    lines.append(
+        f"win_rate_difference: {mean:+.1%}  ci95: {mean - half:+.1%} to {mean + half:+.1%}"
+    )
+    lines.append(f"rounds_changed: {sum(x != y for x, y in pairs)} of {len(pairs)}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("a", nargs="?", default="medium", help="the bot as it is (a bot spec)")
@@ -120,27 +146,18 @@ def main() -> None:
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn")) as pool:
         for result in pool.map(play_deal, *zip(*jobs, strict=True)):
             pairs.extend(result)
-            if len(pairs) % 20 == 0:
-                diff = [y - x for x, y in pairs]
-                print(f"  {len(pairs)} rounds: diff {sum(diff) / len(diff):+.2f}", file=sys.stderr)
+            if len(pairs) % 20 == 0 and len(pairs) < 2 * args.deals:
+                # A run stopped early keeps its intervals so far.
+                print(f"after {len(pairs) // 2} deals:", file=sys.stderr)
+                for line in summary(pairs):
+                    print(f"  {line}", file=sys.stderr, flush=True)
     before = f", {args.prefix} before the branch" if args.prefix else ""
     told = " (told the hand)" if args.told else ""
     print(
         f"paired: {args.a} then {args.a2}{told} vs {args.b}{before}, {args.deals} deals x 2 seats"
     )
-    for name, values in (
-        ("a_margin", [x for x, _ in pairs]),
-        ("a2_margin", [y for _, y in pairs]),
-        ("difference", [y - x for x, y in pairs]),
-    ):
-        mean, half = over_deals(values)
-        print(f"{name}: {mean:+.2f} points/round  ci95: {mean - half:+.2f} to {mean + half:+.2f}")
-    for name, index in (("a_win_rate", 0), ("a2_win_rate", 1)):
-        print(f"{name}: {sum(won(p[index]) for p in pairs) / len(pairs):.1%}")
-    # The change in win rate, paired like the margins.
-    mean, half = over_deals([won(y) - won(x) for x, y in pairs])
-    print(f"win_rate_difference: {mean:+.1%}  ci95: {mean - half:+.1%} to {mean + half:+.1%}")
-    print(f"rounds_changed: {sum(x != y for x, y in pairs)} of {len(pairs)}")
+    for line in summary(pairs):
+        print(line)
     print(f"wall: {time.perf_counter() - started:.0f} s")
 
 
