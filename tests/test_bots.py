@@ -292,6 +292,23 @@ def test_late_in_the_round_the_search_compares_more_turns() -> None:
     assert late.last_simulations > early.last_simulations + 40  # three times the budget
 
 
+def test_an_early_width_scales_the_early_simulations_and_leaves_the_late_search() -> None:
+    found = positions(seed=6, count=80)
+    early_rnd, early_seat = next((r, p) for r, p in found if r.draw_pile_size > 16)
+    late_rnd, late_seat = next((r, p) for r, p in found if 8 < r.draw_pile_size <= 16)
+    for rnd, seat, width, simulations in (
+        (early_rnd, early_seat, 8, 80),  # twice the width, twice the simulations
+        (late_rnd, late_seat, 10, 120),  # the late search as at the default
+    ):
+        view = rnd.view(seat)
+        bot = MctsBot(random.Random(1), iterations="40", early="8")
+        assert bot.choose_turn(view) in committed_turns(view)
+        assert bot.last_candidates == min(width, len(committed_turns(view)))
+        assert simulations <= bot.last_simulations <= simulations + width
+    with pytest.raises(UserError, match="early=0"):
+        MctsBot(random.Random(1), early="0")
+
+
 def test_in_the_endgame_the_search_compares_every_allowed_turn() -> None:
     rnd, seat = next(
         (r, p)

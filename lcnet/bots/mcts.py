@@ -147,6 +147,7 @@ OPTIONS: Final = (
     "iterations",
     "time",
     "candidates",
+    "early",
     "depth",
     "endgame",
     "spread",
@@ -297,7 +298,10 @@ class MctsBot:
     """Searches the heuristic's best turns over sampled determinizations.
 
     Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
-    ``time``, ``candidates``, ``depth``, ``endgame`` (the draw-pile size from
+    ``time``, ``candidates``, ``early`` (the width before the late search,
+    by default :data:`DEFAULT_CANDIDATES`, with the simulations scaled by
+    the same factor, so each candidate is simulated as often as at the
+    default), ``depth``, ``endgame`` (the draw-pile size from
     which simulations always play to the end and the search compares
     :data:`ENDGAME_CANDIDATES` turns, with the late search's simulations,
     unless ``candidates`` is given; 0 never), ``spread`` (how far the
@@ -364,6 +368,10 @@ class MctsBot:
             self.candidates = self.late_candidates = self.endgame_candidates = _parse_int(
                 "candidates", options["candidates"], 1, 100
             )
+        self.early_factor = 1.0
+        if "early" in options:
+            self.candidates = _parse_int("early", options["early"], 1, 100)
+            self.early_factor = self.candidates / DEFAULT_CANDIDATES
         self.late = LATE_DRAW_PILE
         if "late" in options:
             self.late = _parse_int("late", options["late"], 0, 1000)
@@ -406,8 +414,11 @@ class MctsBot:
         deadline = None if self.time is None else start + self.time
         determinizer = self.determinizer(view)
         iterations = self.iterations
-        if (self._late(view) or self._endgame(view)) and iterations is not None:
-            iterations *= LATE_FACTOR
+        if iterations is not None:
+            if self._late(view) or self._endgame(view):
+                iterations *= LATE_FACTOR
+            else:
+                iterations = max(1, round(iterations * self.early_factor))
         spread = self._spread(view)
         candidates = candidate_turns(view, determinizer.canonical(), self.width(view), self.weights)
         self.last_candidates = len(candidates)
