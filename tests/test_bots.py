@@ -14,7 +14,7 @@ import random
 import pytest
 
 from lcnet.bots import BOTS, LEVELS, Bot, make_bot
-from lcnet.bots.commitment import committed_turns
+from lcnet.bots.commitment import committed_turns, dead_cards, is_stall
 from lcnet.bots.fastsim import (
     NO_DRAW_PILE,
     Determinizer,
@@ -34,7 +34,7 @@ from lcnet.bots.mcts import (
     TempoMemory,
 )
 from lcnet.bots.policy import Weights
-from lcnet.cards import Card, Suit
+from lcnet.cards import Card, Suit, parse_cards
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from lcnet.errors import UserError
 from tests.helpers import table_view
@@ -46,7 +46,11 @@ SEARCH = "mcts:iterations=12,depth=4"
 """A search small enough for tests, big enough to compare several candidates
 (short playouts: the levels' tests below run hard's full-length ones)."""
 
-BOT_SPECS = ("random", "greedy", SEARCH)
+STALLER = "mcts:iterations=12,depth=4,stall=1000"
+"""The search comparing stalls at every turn: the commitment rule's stalls
+must keep every round finite."""
+
+BOT_SPECS = ("random", "greedy", SEARCH, STALLER)
 
 LEVEL_SPECS = ("easy", "medium", "hard:iterations=6")
 """The levels, the search with a test-sized budget."""
@@ -67,9 +71,9 @@ def play_round(bots: list[Bot], seed: int, suits: int = 5) -> Round:
 
 
 @pytest.mark.parametrize("suits", [5, 6])
-@pytest.mark.parametrize("spec", ["greedy", "easy", SEARCH])
+@pytest.mark.parametrize("spec", ["greedy", "easy", SEARCH, STALLER])
 def test_every_turn_is_legal_and_keeps_the_commitment_rule(spec: str, suits: int) -> None:
-    rounds = 2 if spec == SEARCH else 6
+    rounds = 2 if spec.startswith("mcts") else 6
     for seed in range(rounds):
         bot = make_bot(spec, seed)
         opponent = make_bot("random", seed + 100)
@@ -80,7 +84,7 @@ def test_every_turn_is_legal_and_keeps_the_commitment_rule(spec: str, suits: int
             view = r.view(p)
             if p == seat:
                 turn = bot.choose_turn(view)
-                assert turn in committed_turns(view), (str(r), turn)
+                assert turn in committed_turns(view, stalls=spec == STALLER), (str(r), turn)
             else:
                 turn = opponent.choose_turn(view)
             r.push_turn(turn, p)  # raises if illegal
@@ -326,6 +330,62 @@ def test_in_the_endgame_the_search_compares_every_allowed_turn() -> None:
     assert endgame.last_candidates == min(len(allowed), ENDGAME_CANDIDATES)
     assert late.last_candidates == 10  # the late search's width
     assert fixed.last_candidates == 3  # a width that was given is kept
+
+
+def stall_view(hand: str = "r4 r5 r6 b5 b6 w7 w8 g9", dead: str = "") -> View:
+    """A late position (4 cards left) whose yellow pile's top, y3, the bot
+    cannot play (its yellow is at 5); ``dead`` are cards of ``hand`` it took
+    from the piles before (committed)."""
+    view = table_view(hand, mine="y4 y5 r2 b3 w3 g6", theirs="g3 g4", piles="y3", draw_pile=4)
+    return dataclasses.replace(view, hand_public=frozenset(parse_cards(dead)))
+
+
+def test_a_stall_takes_a_pile_card_the_bot_cannot_play_only_when_asked() -> None:
+    view = stall_view()
+    stall = Turn(PutDown.parse("discard g9"), Draw(Suit.YELLOW))
+    assert stall in view.legal_turns() and is_stall(view, stall)
+    assert stall not in committed_turns(view)
+    assert stall in committed_turns(view, stalls=True)
+    # Every turn the rule allowed before is still allowed: stalls only add.
+    assert set(committed_turns(view)) < set(committed_turns(view, stalls=True))
+    assert not any(is_stall(view, t) for t in committed_turns(view))
+
+
+def test_a_card_taken_to_stall_is_never_discarded_and_bars_no_play() -> None:
+    view = stall_view("r3 r4 r5 b5 b6 w7 w8 g9", dead="r3")  # red is at 2: r3 fits
+    assert dead_cards(view) == 0
+    assert Turn(PutDown.parse("play r4"), Draw(None)) not in committed_turns(view)
+    view = stall_view("r4 r5 b2 b5 b6 w7 w8 g9", dead="b2")  # blue is at 3: b2 is dead
+    assert dead_cards(view) == 1
+    allowed = committed_turns(view, stalls=True)
+    assert Turn(PutDown.parse("play b5"), Draw(None)) in allowed
+    assert not any(t.put_down == PutDown.parse("discard b2") for t in allowed)
+
+
+def test_a_bot_stalls_only_while_its_hand_keeps_a_card_that_is_not_dead() -> None:
+    hand = "b2 w2 g2 g5 y2 bH1 wH1 r7"
+    six = stall_view(hand, dead="b2 w2 g2 g5 y2 bH1")
+    seven = stall_view(hand, dead="b2 w2 g2 g5 y2 bH1 wH1")
+    assert dead_cards(six) == 6 and dead_cards(seven) == 7
+    assert any(is_stall(six, t) for t in committed_turns(six, stalls=True))
+    assert any(is_stall(seven, t) for t in seven.legal_turns())
+    assert not any(is_stall(seven, t) for t in committed_turns(seven, stalls=True))
+    assert committed_turns(seven, stalls=True)  # a turn is left
+
+
+def test_the_search_compares_stalls_with_its_best_put_downs_only_when_asked() -> None:
+    view = stall_view()
+    plain = MctsBot(random.Random(1), iterations="40")
+    staller = MctsBot(random.Random(1), iterations="40", stall="8")
+    early = MctsBot(random.Random(1), iterations="40", stall="3")  # 4 cards left: not yet
+    for bot in (plain, early):
+        assert not is_stall(view, bot.choose_turn(view))
+    assert staller.choose_turn(view) in committed_turns(view, stalls=True)
+    stalls = [t for t in committed_turns(view, stalls=True) if is_stall(view, t)]
+    assert plain.last_candidates == early.last_candidates
+    assert plain.last_candidates < staller.last_candidates <= plain.last_candidates + len(stalls)
+    with pytest.raises(UserError, match="stall=-1"):
+        MctsBot(random.Random(1), stall="-1")
 
 
 class SpreadSpy(MctsBot):

@@ -64,7 +64,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from lcnet.bots.belief import MISS, PARTICLES, HandBelief
-from lcnet.bots.commitment import committed_turns
+from lcnet.bots.commitment import committed_turns, is_stall
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, deal_values, policy_turn, rank_turns
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn, to_turn
 from lcnet.engine import Turn, View
@@ -98,6 +98,12 @@ search's sampled deals comes from its :class:`~lcnet.bots.belief.HandBelief`
 (before, uniformly). By default more than any draw pile has, i.e. from the
 first turn: docs/BOTS.md, "What the opponent's turns say about its hand" and
 "The belief from the first turn becomes the default"."""
+STALL_DRAW_PILE: Final = 0
+"""From this many cards in the draw pile, the search also compares stalls:
+turns that take a pile card the bot cannot play, for one more turn of
+both players before the round ends (``stall``; 0: never)."""
+STALL_PUT_DOWNS: Final = 3
+"""The heuristic's best put-downs the search pairs with every stall."""
 ENDGAME_CANDIDATES: Final = 40
 """Root candidates in the endgame, when ``candidates`` is not given: in
 practice every turn the commitment rule allows."""
@@ -156,6 +162,7 @@ OPTIONS: Final = (
     "belief",
     "miss",
     "particles",
+    "stall",
 )
 """The options an ``mcts:`` spec may give."""
 MAX_TIME: Final = 600.0
@@ -165,11 +172,17 @@ MAX_ITERATIONS: Final = 10_000_000
 
 
 def candidate_turns(
-    view: View, canonical: Sim, limit: int, weights: Weights = DEFAULT_WEIGHTS
+    view: View,
+    canonical: Sim,
+    limit: int,
+    weights: Weights = DEFAULT_WEIGHTS,
+    stalls: int = 0,
 ) -> list[SimTurn]:
     """The heuristic's own turn in ``view`` first (``canonical`` is its
     determinization without guesses), then its next best ones, at most
-    ``limit``, all keeping the commitment rule."""
+    ``limit``, all keeping the commitment rule; then, with ``stalls``, the
+    best ``stalls`` put-downs among them each with every stall (a pile
+    card the bot cannot play, :func:`~lcnet.bots.commitment.is_stall`)."""
     allowed = {from_turn(t) for t in committed_turns(view)}
     chosen: list[SimTurn] = []
     own = policy_turn(canonical, weights)
@@ -186,6 +199,17 @@ def candidate_turns(
         # The view breaks the commitment rule (a hand taken over from
         # elsewhere): any turn committed_turns allows will do.
         chosen.append(from_turn(committed_turns(view)[0]))
+    if stalls:
+        put_downs: list[tuple[int, bool]] = []
+        for cid, discard, _ in chosen:
+            if (cid, discard) not in put_downs:
+                put_downs.append((cid, discard))
+        best = put_downs[:stalls]
+        for legal in committed_turns(view, stalls=True):
+            if is_stall(view, legal):
+                stall = from_turn(legal)
+                if (stall[0], stall[1]) in best and stall not in chosen:
+                    chosen.append(stall)
     return chosen
 
 
@@ -317,8 +341,10 @@ class MctsBot:
     heuristic), ``belief`` (the draw-pile size from which the opponent's
     hidden hand is sampled from :class:`~lcnet.bots.belief.HandBelief`, by
     default :data:`BELIEF_DRAW_PILE`; 0 never), ``particles`` (its guesses)
-    and ``miss`` (the weight a guess keeps when it does not explain a
-    turn). ``clock`` (positional) is what the time budget is measured with,
+    ``miss`` (the weight a guess keeps when it does not explain a
+    turn) and ``stall`` (the draw-pile size from which the search also
+    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never).
+    ``clock`` (positional) is what the time budget is measured with,
     ``weights`` (positional, for experiments) the heuristic's numbers.
     After each move :attr:`last_candidates` says how many turns it compared
     and :attr:`last_simulations` how many simulations it ran.
@@ -381,6 +407,9 @@ class MctsBot:
         self.endgame = ENDGAME_DRAW_PILE
         if "endgame" in options:
             self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
+        self.stall = STALL_DRAW_PILE
+        if "stall" in options:
+            self.stall = _parse_int("stall", options["stall"], 0, 1000)
         self.tempo = True
         if "tempo" in options:
             self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
@@ -420,7 +449,10 @@ class MctsBot:
             else:
                 iterations = max(1, round(iterations * self.early_factor))
         spread = self._spread(view)
-        candidates = candidate_turns(view, determinizer.canonical(), self.width(view), self.weights)
+        stalls = STALL_PUT_DOWNS if view.draw_pile_size <= self.stall else 0
+        candidates = candidate_turns(
+            view, determinizer.canonical(), self.width(view), self.weights, stalls
+        )
         self.last_candidates = len(candidates)
         self.last_simulations = 0
         if len(candidates) == 1:

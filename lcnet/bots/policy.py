@@ -429,7 +429,7 @@ class TurnScorer:
                 if not alive:
                     continue
                 rank = RANK_OF[cid]
-                if keep and rank and taken[s] & (bit - 1):
+                if keep and rank and taken[s] & (bit - 1) & PLAYABLE[level]:
                     continue  # it would make a card taken from a pile unplayable
                 if not all_plays:
                     below = masks[s] & PLAYABLE[level] & (bit - 1)
