@@ -9,7 +9,7 @@ import pytest
 
 from lcnet import replay
 from lcnet.bots import advice
-from lcnet.bots.commitment import committed_turns
+from lcnet.bots.commitment import committed_turns, is_stall
 from lcnet.cards import Card, Suit
 from lcnet.engine import Turn, View
 from lcnet.replaylog import read_replay
@@ -36,7 +36,8 @@ def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
 ) -> None:
     for view, _played in owner_steps(record)[::9]:
         hint = advice.suggest(view, deals=DEALS)
-        assert hint.turn in committed_turns(view)
+        # Late in the round a hint may stall (take a pile card only for time).
+        assert hint.turn in committed_turns(view, stalls=view.draw_pile_size <= 8)
         assert hint.reason and "\n" not in hint.reason
 
 
@@ -157,4 +158,32 @@ def test_the_reason_names_a_pile_card_that_extends_an_expedition() -> None:
     assert text.endswith(
         "take g6 from the green pile: it extends your green expedition "
         "(estimated round margin: +12)"
+    )
+
+
+def stall_position(draw_pile: int) -> View:
+    # y3 tops the yellow pile; the player's yellow is at 5, so it cannot use it.
+    return table_view(
+        "r4 r5 r6 b5 b6 w7 w8 g9",
+        mine="y4 y5 r2 b3 w3 g6",
+        theirs="g3 g4",
+        piles="y3",
+        draw_pile=draw_pile,
+    )
+
+
+def test_late_in_the_round_the_bot_also_weighs_stalls_with_its_best_put_down() -> None:
+    late, early = stall_position(4), stall_position(20)
+    stalls = [t for t in advice.candidates(late) if is_stall(late, t)]
+    assert stalls and {t.put_down for t in stalls} == {advice.candidates(late)[0].put_down}
+    assert not any(is_stall(early, t) for t in advice.candidates(early))
+    assert advice.suggest(late, deals=DEALS).turn in advice.candidates(late)
+
+
+def test_the_reason_says_what_a_stall_is_for() -> None:
+    view = stall_position(4)
+    assert advice.reason(view, Turn.parse("-g9 y"), 3.0) == (
+        "discard g9: the card you need least; take y3 from the yellow pile: "
+        "the draw pile stays as it is: one more turn each before the round ends "
+        "(estimated round margin: +3)"
     )

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from lcnet.bots.mcts import MctsBot, candidate_turns
+from lcnet.bots.mcts import STALL_DRAW_PILE, MctsBot, candidate_turns
 from lcnet.bots.sim import Determinizer, to_turn
 from lcnet.cards import Suit, format_cards, sort_hand
 from lcnet.engine import EXPEDITION_COST, Phase, Turn, View
@@ -47,6 +47,10 @@ ANALYSIS_DEALS: Final = 100
 MAX_DEALS: Final = 100_000
 CANDIDATES: Final = 5
 """The heuristic's best turns the bot considers (its own choice always among them)."""
+STALL_PUT_DOWNS: Final = 1
+"""From :data:`~lcnet.bots.mcts.STALL_DRAW_PILE` cards left, the bot also
+considers its best put-down with each stall (a pile card taken only for
+one more turn each): one put-down, so that a hint stays quick."""
 DEPTH: Final = 2
 """Turns the heuristic plays after the candidate before the estimate (as the mcts bot)."""
 ENDGAME_DRAW_PILE: Final = 8
@@ -167,8 +171,11 @@ def position_rng(seed: int, view: View) -> random.Random:
 
 def candidates(view: View, limit: int = CANDIDATES) -> list[Turn]:
     """The turns the bot considers: the heuristic's own first, then its next
-    best ones, all keeping the commitment rule (as the search chooses them)."""
-    return [to_turn(t) for t in candidate_turns(view, Determinizer(view).canonical(), limit)]
+    best ones, all keeping the commitment rule (as the search chooses them),
+    and late in the round the best with each stall."""
+    stalls = STALL_PUT_DOWNS if view.draw_pile_size <= STALL_DRAW_PILE else 0
+    canonical = Determinizer(view).canonical()
+    return [to_turn(t) for t in candidate_turns(view, canonical, limit, stalls=stalls)]
 
 
 def _values(view: View, turns: Sequence[Turn], rng: random.Random, deals: int) -> list[float]:
@@ -268,6 +275,8 @@ def _draw_reason(view: View, turn: Turn, value: float | None) -> str:
         why.append("it is kept from your opponent")
     if value is not None and value < 0 and view.draw_pile_size <= LATE_DRAW_PILE:
         why.append("the draw pile stays as it is while you trail")
+    elif not fits_mine:
+        why.append("the draw pile stays as it is: one more turn each before the round ends")
     return f"{text}: {', and '.join(why)}" if why else text
 
 
