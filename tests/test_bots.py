@@ -32,6 +32,7 @@ from lcnet.bots.mcts import (
     SEARCH_WEIGHTS,
     MctsBot,
     TempoMemory,
+    capped,
 )
 from lcnet.bots.policy import Weights
 from lcnet.cards import Card, Suit, parse_cards
@@ -389,6 +390,45 @@ def test_the_search_compares_stalls_with_its_best_put_downs_only_when_asked() ->
     assert plain.last_candidates < staller.last_candidates <= plain.last_candidates + len(stalls)
     with pytest.raises(UserError, match="stall=-1"):
         MctsBot(random.Random(1), stall="-1")
+
+
+def test_a_capped_difference_keeps_its_sign_and_order_and_stays_within_the_cap() -> None:
+    assert capped(37.0, 0.0) == 37.0  # no cap: the difference itself
+    values = [capped(d, 10.0) for d in range(-120, 121, 5)]
+    assert values == sorted(values) and len(set(values)) == len(values)
+    assert all(abs(v) < 10.0 for v in values)
+    assert capped(0.0, 10.0) == 0.0 and capped(-30.0, 10.0) == -capped(30.0, 10.0)
+    # Near zero about the difference itself; far out, a point is worth little.
+    assert 0.99 < capped(1.0, 10.0) < 1.0
+    assert capped(60.0, 10.0) - capped(40.0, 10.0) < 0.01
+
+
+def test_a_cap_changes_the_search_only_from_its_draw_pile_size() -> None:
+    late = [
+        (r, p)
+        for seed in range(6)
+        for r, p in positions(seed, count=200)
+        if 0 < r.draw_pile_size <= 8
+    ]
+    assert len(late) >= 10
+
+    def choices(**options: str) -> list[Turn]:
+        return [
+            MctsBot(random.Random(7), iterations="60", **options).choose_turn(r.view(p))
+            for r, p in late
+        ]
+
+    plain = choices()
+    assert choices(cap="1", capfrom="0") == plain  # never applies: the same search
+    capped_turns = choices(cap="1")  # from 8 cards left by default: every position here
+    assert capped_turns != plain
+    for (r, p), turn in zip(late, capped_turns, strict=True):
+        assert turn in committed_turns(r.view(p), stalls=True)
+    for bad in ("-1", "nan", "x", "1001"):
+        with pytest.raises(UserError, match=f"cap=.?{bad}"):
+            MctsBot(random.Random(1), cap=bad)
+    with pytest.raises(UserError, match="capfrom=-1"):
+        MctsBot(random.Random(1), capfrom="-1")
 
 
 class SpreadSpy(MctsBot):

@@ -106,6 +106,9 @@ left they gained +4.8% of win rate against greedy and cost nothing against
 the styles; from 16 they cost (docs/BOTS.md, "Stalls in the endgame")."""
 STALL_PUT_DOWNS: Final = 3
 """The heuristic's best put-downs the search pairs with every stall."""
+CAP_DRAW_PILE: Final = 8
+"""From this many cards in the draw pile, a ``cap`` (if given) squashes each
+simulated round's score difference (:func:`capped`)."""
 ENDGAME_CANDIDATES: Final = 40
 """Root candidates in the endgame, when ``candidates`` is not given: in
 practice every turn the commitment rule allows."""
@@ -165,8 +168,12 @@ OPTIONS: Final = (
     "miss",
     "particles",
     "stall",
+    "cap",
+    "capfrom",
 )
 """The options an ``mcts:`` spec may give."""
+MAX_CAP: Final = 1000.0
+"""The largest ``cap`` accepted (points; beyond any round's difference)."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
 MAX_ITERATIONS: Final = 10_000_000
@@ -213,6 +220,15 @@ def candidate_turns(
                 if (stall[0], stall[1]) in best and stall not in chosen:
                     chosen.append(stall)
     return chosen
+
+
+def capped(difference: float, cap: float) -> float:
+    """What a simulated round ending ``difference`` points apart is worth to
+    a search with ``cap`` (0: the difference itself): ``cap * tanh(difference
+    / cap)``, about the difference near zero and ever less beyond about
+    ``cap`` either way, so that points where the round is already won or
+    lost count less than points that may turn it."""
+    return cap * math.tanh(difference / cap) if cap else difference
 
 
 def _parse_int(name: str, text: str, low: int, high: int) -> int:
@@ -344,8 +360,11 @@ class MctsBot:
     hidden hand is sampled from :class:`~lcnet.bots.belief.HandBelief`, by
     default :data:`BELIEF_DRAW_PILE`; 0 never), ``particles`` (its guesses)
     ``miss`` (the weight a guess keeps when it does not explain a
-    turn) and ``stall`` (the draw-pile size from which the search also
-    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never).
+    turn), ``stall`` (the draw-pile size from which the search also
+    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never), ``cap``
+    (points: from ``capfrom`` cards left, :data:`CAP_DRAW_PILE` by default,
+    the search compares its candidates by :func:`capped` score differences;
+    0, the default, by the differences themselves).
     ``clock`` (positional) is what the time budget is measured with,
     ``weights`` (positional, for experiments) the heuristic's numbers.
     After each move :attr:`last_candidates` says how many turns it compared
@@ -412,6 +431,14 @@ class MctsBot:
         self.stall = STALL_DRAW_PILE
         if "stall" in options:
             self.stall = _parse_int("stall", options["stall"], 0, 1000)
+        self.cap = 0.0
+        if "cap" in options:
+            self.cap = _parse_float(
+                "cap", options["cap"], MAX_CAP, zero=True, noun="number of points"
+            )
+        self.cap_from = CAP_DRAW_PILE
+        if "capfrom" in options:
+            self.cap_from = _parse_int("capfrom", options["capfrom"], 0, 1000)
         self.tempo = True
         if "tempo" in options:
             self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
@@ -461,6 +488,7 @@ class MctsBot:
             return to_turn(candidates[0])
         depth = self._depth(view)
         me = view.seat
+        cap = self.cap if view.draw_pile_size <= self.cap_from else 0.0
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
         while len(alive) > 1:
@@ -487,7 +515,7 @@ class MctsBot:
                     self.opponent(spread),
                 )
                 for i, value in zip(alive, values, strict=True):
-                    totals[i] += value
+                    totals[i] += capped(value, cap)
                 self.last_simulations += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
