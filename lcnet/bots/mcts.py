@@ -514,8 +514,10 @@ class MctsBot:
                     self.weights,
                     self.opponent(spread),
                 )
+                if cap:
+                    values = [capped(value, cap) for value in values]
                 for i, value in zip(alive, values, strict=True):
-                    totals[i] += capped(value, cap)
+                    totals[i] += value
                 self.last_simulations += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
