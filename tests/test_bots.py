@@ -392,6 +392,29 @@ def test_the_search_compares_stalls_with_its_best_put_downs_only_when_asked() ->
         MctsBot(random.Random(1), stall="-1")
 
 
+def test_the_search_pairs_each_stall_with_as_many_put_downs_as_asked() -> None:
+    view = stall_view()
+
+    def compared(**options: str) -> int:
+        bot = MctsBot(random.Random(1), iterations="40", **options)
+        assert bot.choose_turn(view) in committed_turns(view, stalls=True)
+        return bot.last_candidates
+
+    plain, one, three, eight = (
+        compared(stall="0"),
+        compared(puts="1"),
+        compared(),
+        compared(puts="8"),
+    )
+    stalls_each = one - plain  # the stalls paired with the best put-down
+    assert stalls_each >= 1
+    assert three == plain + 3 * stalls_each  # the default pairs three
+    assert eight == plain + 8 * stalls_each
+    for bad in ("0", "-1", "x", "101"):
+        with pytest.raises(UserError, match=f"puts=.?{bad}"):
+            MctsBot(random.Random(1), puts=bad)
+
+
 def test_a_capped_difference_keeps_its_sign_and_order_and_stays_within_the_cap() -> None:
     assert capped(37.0, 0.0) == 37.0  # no cap: the difference itself
     values = [capped(d, 10.0) for d in range(-120, 121, 5)]

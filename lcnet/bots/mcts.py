@@ -170,6 +170,7 @@ OPTIONS: Final = (
     "stall",
     "cap",
     "capfrom",
+    "puts",
 )
 """The options an ``mcts:`` spec may give."""
 MAX_CAP: Final = 1000.0
@@ -361,7 +362,9 @@ class MctsBot:
     default :data:`BELIEF_DRAW_PILE`; 0 never), ``particles`` (its guesses)
     ``miss`` (the weight a guess keeps when it does not explain a
     turn), ``stall`` (the draw-pile size from which the search also
-    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never), ``cap``
+    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never), ``puts``
+    (how many of the heuristic's best put-downs it pairs with each stall,
+    :data:`STALL_PUT_DOWNS` by default), ``cap``
     (points: from ``capfrom`` cards left, :data:`CAP_DRAW_PILE` by default,
     the search compares its candidates by :func:`capped` score differences;
     0, the default, by the differences themselves).
@@ -431,6 +434,9 @@ class MctsBot:
         self.stall = STALL_DRAW_PILE
         if "stall" in options:
             self.stall = _parse_int("stall", options["stall"], 0, 1000)
+        self.puts = STALL_PUT_DOWNS
+        if "puts" in options:
+            self.puts = _parse_int("puts", options["puts"], 1, 100)
         self.cap = 0.0
         if "cap" in options:
             self.cap = _parse_float(
@@ -478,7 +484,7 @@ class MctsBot:
             else:
                 iterations = max(1, round(iterations * self.early_factor))
         spread = self._spread(view)
-        stalls = STALL_PUT_DOWNS if view.draw_pile_size <= self.stall else 0
+        stalls = self.puts if view.draw_pile_size <= self.stall else 0
         candidates = candidate_turns(
             view, determinizer.canonical(), self.width(view), self.weights, stalls
         )
