@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lcnet import evidence as rules
 from lcnet import hashing, wire
 from lcnet.events import DisputeInfo, DuplicateIgnored, FrameGap, Step
 from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
@@ -207,13 +208,7 @@ def audit_frames(
             bad = _bad_from_dispute(observer, observer.dispute, frames, raw)
             break
         if step.accepted is None:
-            reasons = "; ".join(_describe(e) for e in step.events) or "not accepted"
-            bad = BadFrame(
-                index,
-                None,
-                f"frame {index} is not a valid next frame of this transcript: {reasons}",
-                raw.hex(),
-            )
+            bad = BadFrame(index, None, _unplaced(observer, index, raw, step.events), raw.hex())
             break
     if bad is None:
         # No more frames: what was deferred until a reveal that never came.
@@ -221,13 +216,56 @@ def audit_frames(
         if observer.dispute is not None and observer.dispute.detected_by is None:
             bad = _bad_from_dispute(observer, observer.dispute, frames, frames[-1])
     verdict = _verdict(observer, bad, len(frames), torn)
-    if verdict.kind is not VerdictKind.INVALID:
-        _check_evidence(observer, evidence, verdict)
-    if verdict.kind is not VerdictKind.INVALID and not observer.is_over:
-        crossed = _crossed_dispute(observer, evidence)
-        if crossed is not None:
-            verdict = _judge_crossed_dispute(frames, crossed, len(frames), torn)
+    if verdict.kind is VerdictKind.INVALID and verdict.bad is not None and verdict.bad.signer:
+        return verdict  # a proof against a player's frame: the audit stops there
+    # The EVIDENCE records are weighed against the transcript as far as it goes;
+    # a proof among them names its signer, whatever follows in the file (a
+    # record that is no transcript frame proves nothing against anyone).
+    weighed = weigh_evidence(observer, evidence)
+    if weighed.proof is not None:
+        proof = weighed.proof
+        if verdict.kind is VerdictKind.INVALID and verdict.bad is not None:
+            proof_note = f"the file also stops being a transcript at frame {verdict.bad.seq}: "
+            proof_note += verdict.bad.reason
+        else:
+            proof_note = ""
+        verdict = _verdict(observer, None, len(frames), torn)
+        verdict.kind = VerdictKind.INVALID
+        verdict.bad = proof
+        verdict.summary = f"INVALID: {proof.signer} {proof.reason} (evidence record)"
+        if proof_note:
+            verdict.notes.append(proof_note)
+        return verdict
+    if verdict.kind is not VerdictKind.INVALID and not observer.is_over and weighed.crossed:
+        verdict = _judge_crossed_dispute(frames, weighed.crossed, len(frames), torn)
     return verdict
+
+
+def _unplaced(observer: Session, index: int, raw: bytes, events: Sequence[object]) -> str:
+    """Why the record at ``index`` is no next frame of the transcript, saying
+    what is wrong (its form, position, chain, game or signature) and, where a
+    player's key verifies it, whose it is (which proves nothing against them:
+    anyone can copy a signed frame into a file)."""
+    reasons = "; ".join(_describe(e) for e in events) or "not accepted"
+    try:
+        frame: wire.Frame | None = wire.decode_frame(raw, allow_unknown_fields=True)
+    except wire.MalformedFrame:
+        frame = None
+    signer = None
+    if frame is not None:
+        keys = dict(observer.keys)
+        if frame.seq == 0 and isinstance(frame.message, wire.Hello):
+            keys.setdefault(Seat.JOINER, frame.message.key)
+        if isinstance(frame.message, wire.Welcome):
+            keys.setdefault(Seat.HOST, frame.message.key)
+        signer = next((seat for seat, key in keys.items() if frame.signed_by(key)), None)
+    what = f"record {index} is not the transcript's next frame ({index}): {reasons}"
+    if signer is not None:
+        what += (
+            f" (it is signed by the {signer}'s key, but a signed frame out of place "
+            "proves nothing against its signer)"
+        )
+    return what
 
 
 def _describe(event: object) -> str:
@@ -263,8 +301,13 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
     if bad is not None:
         verdict.kind = VerdictKind.INVALID
         verdict.bad = bad
-        who = str(bad.signer) if bad.signer else "a frame no player's key verifies"
-        verdict.summary = f"INVALID at frame {bad.seq}, signed by {who}: {bad.reason}"
+        if bad.signer is not None:
+            verdict.summary = f"INVALID at frame {bad.seq}, signed by {bad.signer}: {bad.reason}"
+        else:
+            verdict.summary = (
+                f"INVALID at frame {bad.seq}: {bad.reason}. The file is no transcript from "
+                "there on; this names neither player (a replay file is an unsigned container)"
+            )
         return verdict
     if observer.dispute is not None:
         info = observer.dispute
@@ -321,10 +364,21 @@ def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail
     return verdict
 
 
+@dataclass
+class Weighed:
+    """What a file's EVIDENCE records show (PROTOCOL §6.4)."""
+
+    proof: BadFrame | None = None
+    """The first proof of misconduct, in file order."""
+    crossed: wire.Frame | None = None
+    """The first dispute that crossed the transcript's frames in flight."""
+
+
 def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[wire.Frame, Seat]]:
     """The evidence records that can prove something, with their signers.
 
-    A record that does not decode, that no player's key verifies, whose
+    A record that does not decode (fields of a newer minor version only from
+    a signer that announced it, §5.5), that no player's key verifies, whose
     position is 0 or not in the transcript, or that is not on the transcript's
     history (this game, ``prev`` the hash of the transcript's frame before it)
     proves nothing: anyone can copy an old frame into a file, and a fork can
@@ -338,8 +392,17 @@ def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[
         except wire.MalformedFrame:
             continue
         seq = frame.seq
-        signer = next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
+        signer = next(
+            (
+                s
+                for s in (Seat.JOINER, Seat.HOST)
+                if s in observer.keys and frame.signed_by(observer.keys[s])
+            ),
+            None,
+        )
         if signer is None or not seq or seq >= len(chain):
+            continue
+        if frame.unknown and observer.minors.get(signer, 0) <= wire.PROTOCOL_VERSION[1]:
             continue
         if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
             continue
@@ -347,46 +410,48 @@ def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[
             yield frame, signer
 
 
-def _check_evidence(observer: Session, evidence: Sequence[bytes], verdict: Verdict) -> None:
-    """Evidence records that prove misconduct by the player who signed them:
-    a second frame a player signed for a position it had already signed
-    (equivocation), or a frame it signed for a position that was the other
-    player's to send — a resignation included, which never crosses in
-    flight. A dispute that crossed frames in flight is judged apart
-    (:func:`_crossed_dispute`)."""
+def weigh_evidence(observer: Session, evidence: Sequence[bytes]) -> Weighed:
+    """Weigh the EVIDENCE records against the transcript ``observer`` holds.
+
+    Each on the transcript's history is judged by the rule the live session
+    uses too (:func:`lcnet.evidence.judge`): whose position it was comes from
+    the phase, never from the frame held there. Two different records one
+    player signed for one position prove equivocation even when neither is
+    the transcript's. The first proof in file order decides; otherwise the
+    first dispute that crossed the transcript's frames in flight is returned,
+    to be judged as the frame it was signed as.
+    """
     chain = observer.chain
+    out = Weighed()
+    seen: dict[tuple[int, Seat], bytes] = {}
     for frame, signer in _on_history(observer, evidence):
         seq = frame.seq
         assert seq is not None
-        if chain[seq].signed_by(observer.keys[signer]):
-            reason = f"signed two different frames for position {seq} (equivocation)"
-        elif isinstance(frame.message, wire.Dispute) and _crossed(chain, seq, signer, observer):
-            continue
+        earlier = seen.setdefault((seq, signer), frame.raw)
+        if earlier != frame.raw:
+            judged = rules.Judgement(
+                rules.Finding.EQUIVOCATION,
+                f"signed two different frames for position {seq} (equivocation; both are "
+                "evidence records)",
+            )
         else:
-            reason = f"signed a frame for position {seq}, which was the other player's to send"
-        verdict.kind = VerdictKind.INVALID
-        verdict.bad = BadFrame(seq, _signer(observer, signer), reason, frame.raw.hex())
-        verdict.summary = f"INVALID: {verdict.bad.signer} {reason} (evidence record)"
-        return
+            judged = rules.judge(
+                signer=signer,
+                message=frame.message,
+                seq=seq,
+                speaker=observer.speakers[seq],
+                held=[_signer_seat(observer, f) for f in chain[seq:]],
+            )
+        if judged.finding.proves:
+            out.proof = BadFrame(seq, _signer(observer, signer), judged.reason, frame.raw.hex())
+            return out
+        if judged.finding is rules.Finding.CROSSED and out.crossed is None:
+            out.crossed = frame
+    return out
 
 
-def _crossed(chain: Sequence[wire.Frame], seq: int, signer: Seat, observer: Session) -> bool:
-    """Whether ``signer`` could have signed a frame for ``seq`` before it saw
-    the frames held there: only if every one of them is the other player's."""
-    other = observer.keys.get(signer.other)
-    return other is not None and all(frame.signed_by(other) for frame in chain[seq:])
-
-
-def _crossed_dispute(observer: Session, evidence: Sequence[bytes]) -> wire.Frame | None:
-    """The first dispute kept as evidence because it crossed the file owner's
-    frames in flight (PROTOCOL §6.2 step 3): on this transcript's history, for
-    a position from which every frame held is the other player's."""
-    for frame, signer in _on_history(observer, evidence):
-        assert frame.seq is not None
-        crossed = _crossed(observer.chain, frame.seq, signer, observer)
-        if isinstance(frame.message, wire.Dispute) and crossed:
-            return frame
-    return None
+def _signer_seat(observer: Session, frame: wire.Frame) -> Seat | None:
+    return next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
 
 
 def _judge_crossed_dispute(

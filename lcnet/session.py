@@ -31,7 +31,7 @@ from typing import Final, NamedTuple
 
 import nacl.signing
 
-from lcnet import deal, group, hashing, wire
+from lcnet import deal, evidence, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card, deck_size
 from lcnet.decks import ObserverDeck, PlayerDeck, RoundTrack, Violation
 from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
@@ -211,9 +211,15 @@ class Session:
         self.options: MatchOptions | None = options if seat is Seat.HOST else None
         self.names: dict[Seat, str] = {}
         self.keys: dict[Seat, bytes] = {}
-        self.peer_minor: int = wire.PROTOCOL_VERSION[1]
+        self.minors: dict[Seat, int] = {}
+        """The minor protocol version each player announced (PROTOCOL §5.5): a
+        signer's own announcement decides which fields its frames may carry."""
         self.phase = Phase.HELLO
         self.chain: list[wire.Frame] = []
+        self.speakers: list[Seat | None] = []
+        """Who the phase let speak at each position of ``chain`` (``None``: no
+        one, the position after a violation). Whose position it was is decided
+        by the phase, never by the frame a player chose to put there (§6.4)."""
         self.game_id: bytes | None = None
         self.match: Match | None = None
         self.first_starter: Seat | None = None
@@ -407,8 +413,12 @@ class Session:
     def receive(self, raw: bytes) -> Step:
         """Take one frame from the peer: check it, apply it, answer it."""
         self._require_working()
+        # An observer does not know the signer before it checks the signature,
+        # so it decodes leniently and holds the frame to its signer's version
+        # once the signature names the signer (receive_frame).
+        lenient = self.seat is None or self._allow_unknown()
         try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=self._allow_unknown())
+            frame = wire.decode_frame(raw, allow_unknown_fields=lenient)
         except wire.MalformedFrame as exc:
             return self._drop(Step(), str(exc))
         return self.receive_frame(frame)
@@ -438,6 +448,9 @@ class Session:
         author = self._author_of(frame)
         if author is None:
             return self._drop(step, "the frame's signature does not verify")
+        newer = self._unannounced_fields(frame, author)
+        if newer is not None:
+            return self._drop(step, newer)
         off_chain = self._off_chain(frame)
         if off_chain is not None:
             # Signed, but it does not extend this transcript. That shows only that
@@ -445,7 +458,7 @@ class Session:
             # made by either side), not who is to blame: refuse it, prove nothing.
             return self._drop(step, off_chain)
         with self._failing_closed(f"handling frame {frame.seq}"):
-            self.chain.append(frame)
+            self._push(frame)
             step.accepted = frame
             try:
                 self._apply(frame, author, step)
@@ -491,7 +504,7 @@ class Session:
         this program, so that nothing unrecorded is ever sent or sent again."""
         frames = [*([step.accepted] if step.accepted is not None else []), *step.outgoing]
         if frames and self.chain[-len(frames) :] == frames:
-            del self.chain[-len(frames) :]
+            self._cut(len(self.chain) - len(frames))
         self.failure = reason
 
     def _proven_against_peer(self, offender: Seat) -> bool:
@@ -510,7 +523,7 @@ class Session:
         try:
             yield
         except Exception as exc:
-            del self.chain[mark:]
+            self._cut(mark)
             # The phase stays: the match is not over, only this program stopped
             # (its replay file, which never saw this step, resumes it).
             self.failure = f"{doing}: {type(exc).__name__}: {exc}"
@@ -563,28 +576,31 @@ class Session:
         off_chain = self._off_chain(frame)
         if off_chain is not None:
             return self._drop(step, off_chain)
-        # The same game, position and history as a frame we hold: proof of something.
+        # The same game, position and history as a frame we hold: keep it, and
+        # judge it by the one rule the audit uses too (lcnet.evidence).
         step.evidence = frame
-        if isinstance(frame.message, wire.Dispute) and self._crossed(frame.seq):
+        judged = evidence.judge(
+            signer=peer,
+            message=frame.message,
+            seq=frame.seq,
+            speaker=self.speakers[frame.seq],
+            held=[self._author_at(k) for k in range(frame.seq, len(self.chain))],
+        )
+        if judged.finding is evidence.Finding.CROSSED:
             # Either player may dispute at any time, so a dispute can cross our
             # frames in flight: the peer's last word, judged like any other.
             self._record_their_dispute(frame, peer, step)
-            return step
-        # Anything else at a position we hold, a resignation included, cannot
-        # have crossed: the peer signed for a position that was not its own.
-        if self._author_at(frame.seq) is peer:
-            reason = f"two different frames signed for position {frame.seq} (equivocation)"
+        elif judged.finding.proves:
+            self._fail(
+                Violation(f"the {peer} {judged.reason}", seat=peer, seq=frame.seq),
+                frame,
+                step,
+                in_chain=False,
+            )
         else:
-            reason = f"a frame for position {frame.seq}, which was not the {peer}'s to send"
-        self._fail(Violation(reason, seat=peer, seq=frame.seq), frame, step, in_chain=False)
+            step.evidence = None
+            return self._drop(step, judged.reason)
         return step
-
-    def _crossed(self, seq: int) -> bool:
-        """Whether a peer's frame for ``seq`` could have been signed before it
-        saw ours: only if every frame we hold from ``seq`` on is this peer's."""
-        assert self.seat is not None
-        key = self.keys[self.seat]
-        return all(frame.signed_by(key) for frame in self.chain[seq:])
 
     def _author_at(self, seq: int) -> Seat | None:
         """Who signed our frame at ``seq`` (by key)."""
@@ -594,8 +610,39 @@ class Session:
     def _peer_seat(self) -> Seat | None:
         return None if self.seat is None else self.seat.other
 
+    @property
+    def peer_minor(self) -> int:
+        """The minor version the peer announced (this version's until it has)."""
+        peer = self._peer_seat()
+        return self.minors.get(peer, wire.PROTOCOL_VERSION[1]) if peer else 0
+
     def _allow_unknown(self) -> bool:
         return self.peer_minor > wire.PROTOCOL_VERSION[1]
+
+    def _unannounced_fields(self, frame: wire.Frame, author: Seat) -> str | None:
+        """Why ``frame`` may not carry the fields it does, if it may not: only a
+        signer that announced a newer minor version may add fields (§5.5), and
+        it is the signer's own announcement that counts, not the other player's."""
+        if not frame.unknown or isinstance(frame.message, wire.Hello | wire.Welcome):
+            return None  # a hello or welcome is decoded by the version it announces
+        minor = self.minors.get(author, wire.PROTOCOL_VERSION[1])
+        if minor > wire.PROTOCOL_VERSION[1]:
+            return None
+        return (
+            f"a {frame.message.TYPE} carrying field(s) {', '.join(sorted(frame.unknown))}, "
+            f"which protocol {wire.PROTOCOL_VERSION[0]}.{minor} (announced by its signer, "
+            f"the {author}) does not have"
+        )
+
+    def _push(self, frame: wire.Frame) -> None:
+        """Append ``frame`` to the transcript, with whose position it was."""
+        self.speakers.append(self.speaker)
+        self.chain.append(frame)
+
+    def _cut(self, length: int) -> None:
+        """Forget the transcript's frames from position ``length`` on."""
+        del self.chain[length:]
+        del self.speakers[length:]
 
     def _author_of(self, frame: wire.Frame) -> Seat | None:
         """Who signed ``frame``, among those allowed to; ``None`` if no one did."""
@@ -679,7 +726,7 @@ class Session:
         then be half changed: only a modified client goes on after that).
         """
         assert self.seat is not None
-        self.chain.append(frame)
+        self._push(frame)
         step.outgoing.append(frame)
         self._apply(frame, self.seat, step)
 
@@ -810,7 +857,7 @@ class Session:
             )
         if frame.seq and (frame.prev != self.head or frame.game != self.game_id):
             raise LocalProtocolError(f"frame {frame.seq} of the replay file breaks the chain")
-        self.chain.append(frame)
+        self._push(frame)
         self._apply(frame, self.seat, Step())
 
     # -- applying a frame (both authors, and observers)
@@ -1150,8 +1197,7 @@ class Session:
                 seat=author,
                 seq=seq,
             )
-        if author is not self.seat:
-            self.peer_minor = version[1]
+        self.minors[author] = version[1]
 
     def _learn_peer(self, seat: Seat, name: str, key: bytes, step: Step) -> None:
         self.keys[seat] = key
@@ -1178,6 +1224,7 @@ class Session:
             offending = self.chain[seq]
         info = DisputeInfo(exc.seat, seq, offending.hash, exc.reason, detected_by=self.seat)
         self.dispute = info
+        # The position after a violation is no player's turn: only a dispute goes there.
         self.phase = Phase.OVER
         step.events.append(DisputeRaised(info))
         if self.seat is not None and self._signing_key is not None and self.game_id is not None:
@@ -1191,6 +1238,7 @@ class Session:
                 message, self._signing_key, seq=len(self.chain), prev=self.head, game=self.game_id
             )
             self.chain.append(out)
+            self.speakers.append(None)
             step.outgoing.append(out)
 
     def _end_with_dispute(

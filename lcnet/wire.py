@@ -456,6 +456,10 @@ class Frame:
     seq: int | None
     prev: bytes | None
     game: bytes | None
+    unknown: frozenset[str] = frozenset()
+    """Fields this version does not know (only where they were allowed when
+    decoding): whether its signer may send them is for the receiver to decide
+    (PROTOCOL §5.5: the signer's announced minor version governs)."""
 
     @functools.cached_property
     def hash(self) -> bytes:
@@ -631,7 +635,7 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
         message = cls(**{k: body[k] for k in known if k in body})
     except (ValueError, TypeError) as exc:
         raise MalformedFrame(str(exc)) from None
-    return Frame(raw, body_bytes, signature, message, seq, prev, game)
+    return Frame(raw, body_bytes, signature, message, seq, prev, game, frozenset(unknown))
 
 
 _is_hash: Final = _is_bin(HASH_SIZE)

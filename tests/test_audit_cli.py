@@ -133,5 +133,5 @@ def test_the_out_of_turn_resignation_sample_is_proof_against_the_host(
     assert main(["audit", str(samples / "sample-out-of-turn-resign-joiner.lcnet")]) == 1
     out = capsys.readouterr().out
     assert "INVALID: Ada (host)" in out
-    assert "signed a frame for position 30, which was the other player's to send" in out
+    assert "signed a resign for position 30, which was the other player's to send" in out
     assert "(evidence record)" in out

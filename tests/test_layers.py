@@ -25,6 +25,7 @@ CORE = frozenset(
         "lcnet.engine",
         "lcnet.errors",
         "lcnet.events",
+        "lcnet.evidence",
         "lcnet.group",
         "lcnet.hashing",
         "lcnet.seat",

@@ -177,11 +177,18 @@ def test_a_bad_frame_record_is_invalid_with_no_signer_and_ends_the_audit(
     frames = raws(table.host)
     index = 6
     bad = BAD_RECORDS[kind](table, frames, index)
-    # An evidence record that would prove equivocation is not weighed any more.
-    equivocation = _reheadered(table, frames, 4, commit=bytes(32))
-    verdict = audit.audit_frames([*frames[:index], bad, *frames[index + 1 :]], [equivocation])
+    records = [*frames[:index], bad, *frames[index + 1 :]]
+    verdict = audit.audit_frames(records)
     assert_invalid(verdict, index, None)
-    assert "no player's key" in verdict.summary
+    assert "names neither player" in verdict.summary
+    assert f"record {index} is not the transcript's next frame" in verdict.summary
+    # A proof among the EVIDENCE records, on the transcript before that record,
+    # still names its signer: a record that is no frame hides no proof (§6.4).
+    equivocation = _reheadered(table, frames, 4, commit=bytes(32))
+    verdict = audit.audit_frames(records, [equivocation])
+    assert_invalid(verdict, 4, signer_of(table, frames[4]))
+    assert "equivocation" in verdict.summary
+    assert any(f"transcript at frame {index}" in note for note in verdict.notes)
 
 
 def test_a_frame_record_after_the_end_is_invalid_with_no_signer(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import nacl.signing
 import pytest
 import zmq.asyncio
@@ -19,7 +20,7 @@ from lcnet import audit, deal, wire
 from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
-from lcnet.replaylog import read_replay
+from lcnet.replaylog import ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
 from lcnet.session import Session, SessionFailed
 from tests.cheaters import Cheater, Table, Tamper, once
@@ -402,3 +403,133 @@ def test_a_crossed_dispute_that_exposes_its_accuser_shows_the_dispute_as_evidenc
     assert verdict.bad is not None and verdict.bad.seq == position
     assert verdict.bad.signer is not None and verdict.bad.signer.seat is HOST
     assert bytes.fromhex(verdict.bad.evidence) == dispute.raw
+
+
+# ---------------------------------------- issue 43: the powers a cheater really has
+
+
+def _raws(session: Session) -> list[bytes]:
+    return [frame.raw for frame in session.chain]
+
+
+@pytest.mark.parametrize("host_frame", ["move", "resign"])
+def test_planted_evidence_never_convicts_the_honest_player(tmp_path: Path, host_frame: str) -> None:
+    # The joiner receives the host's frame for position q, then signs a
+    # dispute for position q itself and keeps the host's real frame as an
+    # EVIDENCE record of its own file. Position q was the host's by the phase:
+    # the host's frame there proves nothing against it, alone or in a pair.
+    table = _held_table(tmp_path, HOST)
+    host, joiner = table.host, table.joiner
+    q = host.next_seq
+    if host_frame == "move":
+        table.play(HOST)
+    else:
+        table._record(HOST, host.resign())
+    real = table.next_from(HOST)  # what the joiner received (and keeps)
+    dispute = _sign(
+        table,
+        JOINER,
+        wire.Dispute(about=q - 1, frame=joiner.chain[q - 1].hash, reason="planted"),
+        q,
+    )
+    table.inject(HOST, dispute.raw)  # it reaches the host after its own frame
+    table.close()
+    planted = tmp_path / "planted.lcnet"
+    write_replay(
+        planted,
+        ReplayHeader(seat="joiner", created="test", software="test"),
+        [*_raws(joiner)[:q], dispute.raw],
+        [real],
+    )
+    honest = read_replay(table.paths[HOST])
+    cheat = read_replay(planted)
+    alone = audit.audit_contents(cheat)
+    assert not _names(alone, HOST), alone.summary
+    assert alone.kind is audit.VerdictKind.INCOMPLETE, alone.summary
+    own = audit.audit_contents(honest)
+    if host_frame == "resign":
+        assert own.kind is audit.VerdictKind.VALID and own.resigned == "Hana", own.summary
+    else:
+        assert own.kind is audit.VerdictKind.INCOMPLETE, own.summary
+        assert own.dispute is not None and f"crossed frame {q} in flight" in own.dispute
+    for pair in ((honest, cheat), (cheat, honest)):
+        verdicts, comparison = audit.audit_pair(*pair, ("a", "b"))
+        assert not any(_names(v, HOST) for v in verdicts), [v.summary for v in verdicts]
+        assert comparison.equivocation is None, comparison.summary
+
+
+def _names(verdict: audit.Verdict, seat: Seat) -> bool:
+    bad = verdict.bad
+    return (
+        verdict.kind is audit.VerdictKind.INVALID
+        and bad is not None
+        and bad.signer is not None
+        and bad.signer.seat is seat
+    )
+
+
+class _NewerJoiner(Cheater):
+    """A joiner that announces protocol 1.1 and puts a field 1.0 does not know
+    in its coin frame (as §5.5 lets it)."""
+
+    def sign(self, message: wire.Message, header: Any = None) -> wire.Frame:
+        if isinstance(message, wire.Hello):
+            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
+        frame = super().sign(message, header)
+        if not isinstance(message, wire.Coin):
+            return frame
+        body = msgpack.unpackb(frame.body, raw=False)
+        body["zz"] = b"\x00\x00\x00\x01\x02\x00\x00\x00\x00"
+        packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
+        assert self.signing_key is not None
+        return wire.decode_frame(
+            wire.sign_frame(packed, self.signing_key), allow_unknown_fields=True
+        )
+
+
+def _newer_table(tmp_path: Path, tamper: Tamper | None = None) -> Table:
+    table = Table(tmp_path, seed=5, cheater=JOINER, tamper=tamper)
+    return table
+
+
+@pytest.mark.parametrize("lies", [False, True], ids=["honest", "lying result"])
+def test_each_signer_s_announced_version_governs_its_own_frames(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lies: bool
+) -> None:
+    # The host (1.0) plays on with a 1.1 joiner whose coin frame carries an
+    # unknown field; the audit must read that frame by the joiner's version,
+    # not the host's (which it read last, in the welcome).
+    monkeypatch.setattr("tests.cheaters.Cheater", _NewerJoiner)
+
+    def lie(c: Cheater, m: wire.Message) -> wire.Message | None:
+        if isinstance(m, wire.Result) and c.phase.name == "RESULT_JOINER":
+            return wire.Result(scores=m.scores, totals=[m.totals[0], m.totals[1] + 1])
+        return None
+
+    table = _newer_table(tmp_path, once(lie) if lies else None)
+    assert isinstance(table.joiner, _NewerJoiner)
+    table.run()
+    verdict = table.audit(HOST)
+    if lies:
+        assert _names(verdict, JOINER), verdict.summary
+        assert verdict.bad is not None and verdict.bad.seq == len(table.host.chain) - 2
+    else:
+        assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+    hello = wire.decode_frame(table.host.chain[0].raw)
+    assert hello.message.v == [1, 1]  # type: ignore[attr-defined]
+    assert table.host.chain[2].unknown == frozenset({"zz"})
+
+
+def test_a_field_from_a_signer_that_announced_1_0_proves_nothing(tmp_path: Path) -> None:
+    table = Table(tmp_path, seed=5)
+    table.run()
+    frames = _raws(table.host)
+    body = msgpack.unpackb(wire.decode_frame(frames[2]).body, raw=False)
+    body["zz"] = b"x"
+    packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
+    forged = wire.sign_frame(packed, table.keys[JOINER])
+    verdict = audit.audit_frames([*frames[:2], forged])
+    assert verdict.kind is audit.VerdictKind.INVALID and verdict.bad is not None
+    assert verdict.bad.signer is None and verdict.bad.seq == 2
+    assert "zz" in verdict.summary and "protocol 1.0" in verdict.summary
+    assert "signed by the joiner's key" in verdict.summary
