@@ -22,6 +22,7 @@ same position is proof of equivocation. With two files of the same match,
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -107,6 +108,9 @@ class Verdict:
     prefix: Verdict | None = None
     """For a damaged file: the verdict on its intact prefix, for information."""
     repaired: Repair | None = None
+    shows: Verdict | None = None
+    """For a damaged file repaired only with frames no own frame vouches for:
+    the verdict on the merged transcript, for information only."""
 
     @property
     def exit_code(self) -> int:
@@ -153,10 +157,14 @@ class Verdict:
         if self.prefix is not None:
             out["intact_prefix"] = self.prefix.to_json()
         if self.repaired is not None:
-            out["repaired"] = {
+            repaired: dict[str, object] = {
                 "from": self.repaired.source,
                 "positions": self.repaired.filled,
+                "unvouched": self.repaired.unvouched,
             }
+            if self.shows is not None:
+                repaired["shows"] = self.shows.to_json()
+            out["repaired"] = repaired
         if self.notes:
             out["notes"] = list(self.notes)
         if self.dispute is not None:
@@ -575,6 +583,13 @@ class Repair:
     """The repaired file (no damage left), or ``None`` if it cannot be repaired."""
     problem: str | None = None
     """Why it cannot be repaired."""
+    unvouched: list[int] = field(default_factory=list)
+    """Positions taken from ``source`` after the damaged file's last own frame.
+
+    A position filled between two of the damaged file's own frames is pinned
+    by the chain hash its own later frame carries: it can only be the frame
+    the file lost. A position after its last own frame is vouched for by
+    ``source`` alone, which may be the opponent's forgery."""
 
 
 def _placed_runs(contents: ReplayContents) -> list[tuple[Damage, int | None]]:
@@ -668,17 +683,18 @@ def repair(damaged: ReplayContents, other: ReplayContents, source: str) -> Repai
             f"no frame follows the damage at byte {runs[-1][0].offset}, so how many frames "
             f"it hid is unknown, and {source} holds no frame after position {len(merged) - 1}",
         )
-    # The other file's frames must be this match's: each one taken, and the
-    # frame after it, must chain on the frame before (PROTOCOL §7.2).
-    for position in sorted({*filled, *(p + 1 for p in filled if p + 1 < len(merged))}):
-        if position and not _chains(merged[position - 1], merged[position]):
-            return Repair(
-                source,
-                [],
-                None,
-                f"{source} diverges from this file at position {position} (its frames there "
-                "do not chain with this file's), so it cannot fill the gap",
-            )
+    # The merged transcript must be one chain: every frame at its own position,
+    # each naming the one before it and this game (PROTOCOL §7.2). Whatever does
+    # not chain at both ends is not spliced in.
+    broken = _chain_break(merged)
+    if broken is not None:
+        return Repair(
+            source,
+            [],
+            None,
+            f"the merged frames do not form one chain at position {broken} (the files "
+            "diverge there, or a frame is not where it claims), so it cannot fill the gap",
+        )
     repaired = ReplayContents(
         header=damaged.header,
         frames=merged,
@@ -688,7 +704,25 @@ def repair(damaged: ReplayContents, other: ReplayContents, source: str) -> Repai
         valid_bytes=damaged.valid_bytes,
         unknown=damaged.unknown,
     )
-    return Repair(source, filled, repaired)
+    last_own = max(ours)
+    return Repair(source, filled, repaired, unvouched=[p for p in filled if p > last_own])
+
+
+def _chain_break(frames: Sequence[bytes]) -> int | None:
+    """The first position at which ``frames`` stop being one chain, if they do."""
+    game = hashing.game_id(frames[0]) if frames else None
+    before: wire.Frame | None = None
+    for position, raw in enumerate(frames):
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=True)
+        except wire.MalformedFrame:
+            return position
+        if frame.seq != position:
+            return position
+        if before is not None and (frame.prev != before.hash or frame.game != game):
+            return position
+        before = frame
+    return None
 
 
 def _chains(before: bytes, after: bytes) -> bool:
@@ -721,23 +755,82 @@ def audit_pair(
             used.append(contents)
         else:
             used.append(fix.contents)
-            verdict = audit_contents(fix.contents)
-            verdict.repaired = fix
-            verdict.damage = list(contents.damage)
-            taken = _ranges(fix.filled) or "none"
-            verdict.summary += f" [repaired from {fix.source}]"
-            verdict.notes.append(
-                f"this file is {contents.describe_damage()}; it was repaired from {fix.source}, "
-                f"which gave the frame(s) at position(s) {taken}"
-                + (
-                    ""
-                    if fix.filled
-                    else " (the damaged bytes held no frame; a lost note or evidence record "
-                    "cannot be recovered from the other file)"
-                )
-            )
+            verdict = _repaired_verdict(contents, fix)
         verdicts.append(verdict)
-    return verdicts, compare(used[0], used[1])
+    comparison = compare(used[0], used[1])
+    for index in range(2):
+        taken = verdicts[index].repaired
+        if taken is not None and taken.filled:
+            which = ("first", "second")
+            comparison = dataclasses.replace(
+                comparison,
+                summary=f"{comparison.summary} (the {which[index]} file's position(s) "
+                f"{_ranges(taken.filled)} were taken from the {which[1 - index]}, so the two "
+                "agree there by construction)",
+            )
+    return verdicts, comparison
+
+
+def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
+    """The verdict on a damaged file repaired from the other file.
+
+    Where every frame taken lies between two of the file's own frames, the
+    chain pins it and the merged transcript is the file's own: its verdict
+    stands. Frames taken after the file's last own frame are vouched for by
+    the other file alone, so they can prove a fault only against a frame's
+    signer (its signature is the proof, wherever the frame came from); any
+    other verdict stays DAMAGED, with what the repair shows for information:
+    damage never turns into a claim the damaged file's own bytes do not prove.
+    """
+    assert fix.contents is not None
+    merged = audit_contents(fix.contents)
+    taken = _ranges(fix.filled) or "none"
+    note = (
+        f"this file is {contents.describe_damage()}; it was repaired from {fix.source}, "
+        f"which gave the frame(s) at position(s) {taken}"
+        + (
+            ""
+            if fix.filled
+            else " (the damaged bytes held no frame; a lost note or evidence record "
+            "cannot be recovered from the other file)"
+        )
+    )
+    proven = merged.kind is VerdictKind.INVALID and merged.bad is not None and merged.bad.signer
+    if not fix.unvouched or proven:
+        merged.repaired = fix
+        merged.damage = list(contents.damage)
+        merged.summary += f" [repaired from {fix.source}]"
+        merged.notes.append(note)
+        if fix.unvouched:
+            merged.notes.append(
+                f"the frame(s) at position(s) {_ranges(fix.unvouched)} come from "
+                f"{fix.source} alone (no frame of this file vouches for them); the proof "
+                "rests on the signature of the frame it names"
+            )
+        return merged
+    prefix = audit_contents(contents)
+    unvouched = _ranges(fix.unvouched)
+    return Verdict(
+        kind=VerdictKind.DAMAGED,
+        frames=prefix.frames,
+        summary=(
+            f"DAMAGED: the file is {contents.describe_damage()}; {fix.source} fills it, "
+            f"but its frame(s) at position(s) {unvouched} follow this file's last own frame, "
+            f"so only {fix.source} vouches for them. With them the transcript shows (for "
+            f"information only, not a claim against this file's owner): {merged.summary}"
+        ),
+        names=merged.names,
+        fingerprints=merged.fingerprints,
+        options=merged.options,
+        round_scores=prefix.round_scores,
+        totals=prefix.totals,
+        torn=contents.torn,
+        notes=[note],
+        damage=list(contents.damage),
+        prefix=prefix,
+        repaired=fix,
+        shows=merged,
+    )
 
 
 def _ranges(positions: Sequence[int]) -> str:

@@ -145,7 +145,11 @@ def test_a_repair_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = json.loads(capsys.readouterr().out)
     first = out["files"][0]
     assert first["verdict"] == "valid" and first["frames"] == 363
-    assert first["repaired"] == {"from": str(JOINER), "positions": [5, 6, 7, 300]}
+    assert first["repaired"] == {
+        "from": str(JOINER),
+        "positions": [5, 6, 7, 300],
+        "unvouched": [],
+    }
     assert [d["first_position_after"] for d in first["damage"]] == [8, 301]
     assert any("position(s) 5-7, 300" in note for note in first["notes"])
     assert out["comparison"]["common_frames"] == 363
@@ -209,9 +213,15 @@ def test_damage_followed_only_by_notes_takes_the_rest_from_the_other_file(
     path.write_bytes(bytes(broken) + record(2, b"\x80"))  # an intact (empty) note after it
     assert main(["audit", str(path), "--json"]) == 2
     capsys.readouterr()
-    assert main(["audit", str(path), str(JOINER), "--json"]) == 0
+    # Every frame taken follows the file's last own frame: only the other file
+    # vouches for them, so the verdict stays DAMAGED and says what they show.
+    assert main(["audit", str(path), str(JOINER), "--json"]) == 2
     first = json.loads(capsys.readouterr().out)["files"][0]
+    assert first["verdict"] == "damaged"
     assert first["repaired"]["positions"] == list(range(200, 363))
+    assert first["repaired"]["unvouched"] == list(range(200, 363))
+    assert first["repaired"]["shows"]["verdict"] == "valid"
+    assert "for information only" in first["summary"]
     assert main(["audit", str(path), str(INCOMPLETE)]) == 2
     assert "how many frames it hid is unknown" in capsys.readouterr().out
 
@@ -331,7 +341,7 @@ def test_a_twin_that_diverges_at_the_damage_cannot_repair_it(
     assert main(["audit", str(damaged), str(host_file), "--json"]) == 2
     out = json.loads(capsys.readouterr().out)
     assert out["files"][0]["verdict"] == "damaged"
-    assert f"diverges from this file at position {g + 1}" in json.dumps(out)
+    assert f"do not form one chain at position {g + 1}" in json.dumps(out)
 
 
 def test_a_damaged_header_is_damage_that_the_twin_repairs(
