@@ -52,9 +52,10 @@ EXIT_CODES = {
 """``lcnet audit`` exit codes; 2 is also an unreadable file or bad usage."""
 
 SEVERITY = (1, 2, 3, 0)
-"""Exit codes from the strongest: a proof of a fault (1) stands whatever else is
-wrong; then a file that cannot be judged whole (2: damaged, unreadable, or two
-files of different matches); then incomplete (3); then valid (0)."""
+"""Exit codes from the strongest: a proof of a fault (1: INVALID naming a
+player) stands whatever else is wrong; then a file that cannot be judged
+whole (2: damaged, INVALID naming no player, unreadable, or two files of
+different matches); then incomplete (3); then valid (0)."""
 
 
 def combined_exit_code(codes: Sequence[int]) -> int:
@@ -113,7 +114,17 @@ class Verdict:
     the verdict on the merged transcript, for information only."""
 
     @property
+    def proves_a_fault(self) -> bool:
+        """Whether the verdict names a player: INVALID with a signer."""
+        return self.kind is VerdictKind.INVALID and self.bad is not None and bool(self.bad.signer)
+
+    @property
     def exit_code(self) -> int:
+        """By kind, except that INVALID naming no player is 2, not 1: a record
+        that is no transcript frame proves nothing against either player, so
+        it ranks with a file that cannot be judged whole (PROTOCOL §7.2)."""
+        if self.kind is VerdictKind.INVALID and not self.proves_a_fault:
+            return EXIT_CODES[VerdictKind.DAMAGED]
         return EXIT_CODES[self.kind]
 
     def to_json(self) -> dict[str, object]:

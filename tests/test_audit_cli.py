@@ -122,7 +122,8 @@ def test_the_help_lists_the_damaged_verdict_and_the_precedence(
         main(["audit", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "damaged bad bytes in the middle of the file" in text
-    assert "2 damaged, unreadable file" in text
+    assert "2 damaged, invalid naming no player" in text
+    assert "frames taken after its own last frame" in text
     assert "1 (a proof of a fault stands whatever else is wrong), then 2" in text
 
 
@@ -135,3 +136,25 @@ def test_the_out_of_turn_resignation_sample_is_proof_against_the_host(
     assert "INVALID: Ada (host)" in out
     assert "signed a resign for position 30, which was the other player's to send" in out
     assert "(evidence record)" in out
+
+
+def test_a_file_that_names_no_player_does_not_outrank_in_a_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A record that is no transcript frame proves nothing against either
+    # player: alone or beside the honest file it exits 2, never 1 (a proof).
+    from lcnet.replaylog import ReplayHeader, read_replay, write_replay
+
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    honest = samples / "sample-complete-host.lcnet"
+    frames = read_replay(honest).frames
+    junk = write_replay(
+        tmp_path / "junk.lcnet",
+        ReplayHeader(seat="joiner", created="x", software="x"),
+        [*frames[:5], frames[4], *frames[6:]],
+    )
+    assert main(["audit", str(junk)]) == 2
+    out = capsys.readouterr().out
+    assert "INVALID at frame 5" in out and "names neither player" in out
+    assert main(["audit", str(honest), str(junk)]) == 2
+    assert main(["audit", str(junk), str(honest)]) == 2

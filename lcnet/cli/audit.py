@@ -30,17 +30,25 @@ not know, change nothing: the verdict says so in a note.
 
 With two files of the same match (one from each player), also says where
 they diverge and whether one player signed two different frames for the
-same position, which proves that player cheated. A damaged file is repaired
-from the other (the frames the damage hid are taken from it) and the merged
-transcript is judged; if the other file cannot fill the gap (damaged at the
-same place, or too short), that file stays damaged.
+same position on the same history (one in each file), which proves that
+player cheated. A damaged file is repaired from the other: the frames the
+damage hid are taken from it if the merged frames form one chain. Frames
+filled in between two of the damaged file's own frames are pinned by its
+chain and the merged transcript is judged; frames taken after its own last
+frame are vouched for by the other file alone, so the file stays damaged
+(the verdict shows what they say, for information) unless they prove a
+fault against the signer of a bad frame. If the other file cannot fill the
+gap (damaged at the same place, too short, or it does not chain), that file
+stays damaged.
 """
 
 EPILOG = """\
-exit status: 0 valid, 1 invalid, 2 damaged, unreadable file, files of two
-matches or bad usage, 3 incomplete. With two files, or a damaged file whose
-intact part proves a fault, the strongest wins: 1 (a proof of a fault stands
-whatever else is wrong), then 2 (cannot be judged whole), then 3, then 0.
+exit status: 0 valid, 1 invalid (a player is named: the proof of a fault),
+2 damaged, invalid naming no player (a record that is no transcript frame),
+unreadable file, files of two matches or bad usage, 3 incomplete. With two
+files, or a damaged file whose intact part proves a fault, the strongest
+wins: 1 (a proof of a fault stands whatever else is wrong), then 2 (cannot
+be judged whole), then 3, then 0.
 
 examples:
   lcnet audit replays/3f2a9c1b-host.lcnet
