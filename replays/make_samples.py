@@ -20,6 +20,18 @@
   match whose host (a modified client) signed, right after its own move, a
   resignation for the position of the joiner's acknowledgement; *invalid*,
   proven by the resignation kept as an EVIDENCE record.
+* ``sample-planted-evidence-joiner.lcnet`` and
+  ``sample-planted-evidence-host.lcnet``: a joiner (a modified client) took
+  the host's move for a position, signed a dispute for that same position
+  and kept the host's real move in its own file as an EVIDENCE record, to
+  make the honest host look like it signed out of turn; the host's file
+  holds its move and the joiner's dispute, which crossed it. Neither file,
+  alone or with the other, names the host: whose position it was is the
+  phase's, not the signer's of the frame a file holds there.
+* ``sample-minor-version-host.lcnet``: the honest host's file of a match
+  with a joiner that announced protocol 1.1 and put a field 1.0 does not
+  know in its coin frame; *valid*: each signer's announced version governs
+  its own frames.
 
 Everything goes through the real protocol (two sessions, the masked deck,
 signatures), with keys and secrets from fixed seeds.
@@ -31,6 +43,8 @@ import argparse
 import contextlib
 import random
 from pathlib import Path
+
+import msgpack
 
 from lcnet import __version__, localmatch, wire
 from lcnet.bots import make_bot
@@ -148,6 +162,64 @@ def out_of_turn_resign_match(seed: int, out: Path) -> Path:
     return out / f"{stem}-joiner.lcnet"
 
 
+class NewerJoiner(Session):
+    """A joiner of a later minor version: it announces protocol 1.1 and adds a
+    field this version does not know to its coin frame (docs/PROTOCOL.md §5.5)."""
+
+    def sign(self, message: wire.Message, header: FrameHeader | None = None) -> wire.Frame:
+        if isinstance(message, wire.Hello):
+            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
+        frame = super().sign(message, header)
+        if not isinstance(message, wire.Coin):
+            return frame
+        body = msgpack.unpackb(frame.body, raw=False)
+        body["note"] = "a field of protocol 1.1"
+        packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
+        assert self.signing_key is not None
+        raw = wire.sign_frame(packed, self.signing_key)
+        return wire.decode_frame(raw, allow_unknown_fields=True)
+
+
+def minor_version_match(seed: int) -> dict[Seat, localmatch.Peer]:
+    peers = greedy_peers(seed, {Seat.JOINER: NewerJoiner})
+    localmatch.run(peers)
+    host = peers[Seat.HOST].session
+    assert host.sealed and host.chain[2].unknown == frozenset({"note"})
+    return peers
+
+
+def planted_evidence(peers: dict[Seat, localmatch.Peer], out: Path) -> None:
+    """The planted-evidence pair, from the complete match's transcript: the joiner
+    signs a dispute for a position that was the host's move, over the host's
+    real move, which it keeps as evidence (what the host's file then holds is
+    what an honest host writes when that dispute crosses its move)."""
+    host = peers[Seat.HOST].session
+    joiner_key = peers[Seat.JOINER].session.signing_key
+    assert joiner_key is not None
+    chain = host.chain
+    q = next(
+        f.seq
+        for f in chain[40:]
+        if isinstance(f.message, wire.MoveMsg) and f.signed_by(host.keys[Seat.HOST]) and f.seq
+    )
+    dispute = wire.make_frame(
+        wire.Dispute(about=q - 1, frame=chain[q - 1].hash, reason="you moved out of turn"),
+        joiner_key,
+        seq=q,
+        prev=chain[q - 1].hash,
+        game=host.game_id,
+    )
+    frames = [f.raw for f in chain]
+    stem = "sample-planted-evidence"
+    write_replay(
+        out / f"{stem}-joiner.lcnet",
+        header(Seat.JOINER),
+        [*frames[:q], dispute.raw],
+        [frames[q]],
+    )
+    write_replay(out / f"{stem}-host.lcnet", header(Seat.HOST), frames[: q + 1], [dispute.raw])
+
+
 def cheated_match(seed: int) -> dict[Seat, localmatch.Peer]:
     peers = greedy_peers(seed, {Seat.JOINER: LowballJoiner})
     cheater = peers[Seat.JOINER].session
@@ -195,6 +267,13 @@ def main() -> None:
     (out / "sample-damaged-host.lcnet").write_bytes(bytes(damaged))
 
     out_of_turn_resign_match(seed=11, out=out)
+    planted_evidence(peers, out)
+    newer = minor_version_match(seed=31)
+    write_replay(
+        out / "sample-minor-version-host.lcnet",
+        header(Seat.HOST),
+        [f.raw for f in newer[Seat.HOST].session.chain],
+    )
 
     cheated = cheated_match(seed=7)
     host = cheated[Seat.HOST].session

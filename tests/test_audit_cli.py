@@ -158,3 +158,21 @@ def test_a_file_that_names_no_player_does_not_outrank_in_a_pair(
     assert "INVALID at frame 5" in out and "names neither player" in out
     assert main(["audit", str(honest), str(junk)]) == 2
     assert main(["audit", str(junk), str(honest)]) == 2
+
+
+def test_the_planted_evidence_samples_name_no_one(capsys: pytest.CaptureFixture[str]) -> None:
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    joiner = str(samples / "sample-planted-evidence-joiner.lcnet")
+    host = str(samples / "sample-planted-evidence-host.lcnet")
+    for files in ([joiner], [host], [host, joiner], [joiner, host]):
+        assert main(["audit", *files]) == 3
+        out = capsys.readouterr().out
+        assert "INVALID" not in out and "INCOMPLETE: the joiner (Ben) stopped the match" in out
+    assert main(["audit", host]) == 3
+    assert "the dispute crossed frame 41 in flight" in capsys.readouterr().out
+
+
+def test_the_minor_version_sample_is_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    assert main(["audit", str(samples / "sample-minor-version-host.lcnet")]) == 0
+    assert "VALID: 373 frames, sealed by both players" in capsys.readouterr().out
