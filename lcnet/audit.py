@@ -522,7 +522,7 @@ def file_verdict(contents: ReplayContents, prefix: Verdict) -> Verdict:
     if not contents.damage:
         prefix.notes.extend(notes)
         return prefix
-    if prefix.kind is VerdictKind.INVALID:
+    if prefix.proves_a_fault:
         prefix.damage = list(contents.damage)
         prefix.notes.append(f"the file is also {contents.describe_damage()}")
         prefix.notes.extend(notes)

@@ -20,12 +20,16 @@ Every record is written with one ``write``, then flushed and fsynced,
 only tear the last record; the reader keeps the valid prefix and says where
 it stopped, and :meth:`ReplayWriter.reopen` truncates the torn bytes.
 
-A bad record with an intact record somewhere after it is not a torn tail but
-*damage* (a flipped bit on a disk, a bad copy): the reader finds the next
-intact record by scanning forward, keeps what follows (``damage``), and
-``reopen`` refuses such a file rather than truncate the intact records.
-A record whose checksum holds but whose kind this reader does not know is
-skipped and listed in ``unknown`` (a later minor version may add kinds).
+A bad record followed by records shown to be this file's is not a torn tail
+but *damage* (a flipped bit on a disk, a bad copy): the reader finds the
+resynchronisation point (where intact records run to the end of the file and
+their frames chain), keeps what follows (``damage``: one span, however many
+bad places it covers), and ``reopen`` refuses such a file rather than
+truncate those records. Bytes a player chose (a seed, an unknown field of a
+newer minor version) sit inside frames, so the scan must not take a record
+hidden there for one of the file's: see :func:`parse_replay`. A record whose
+checksum holds but whose kind this reader does not know is skipped and
+listed in ``unknown`` (a later minor version may add kinds).
 
 The master secret a peer needs to resume lives in a private side file
 (``<replay>.secret``, mode 0600), never in the replay file; it is deleted
@@ -34,10 +38,12 @@ once the match is over.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import enum
 import fcntl
 import os
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +64,12 @@ FORMAT_VERSION: Final = (1, 0)
 MAX_RECORD_BYTES: Final = 1 << 16
 """A frame is at most 4 KiB (see wire.MAX_FRAME_BYTES) and a note far less;
 64 KiB bounds what a reader allocates for one record of a damaged file."""
+
+MAX_FILE_BYTES: Final = 32 << 20
+"""The largest file a reader reads (32 MiB). A 20-round match with 6 suits
+is far below 2 MiB (a 3-round match is about 100 KiB); the bound keeps what
+a reader holds in memory, and the work of the damage scan, small on a file
+someone else made."""
 
 RECORD_OVERHEAD: Final = 9
 """Length (4) + kind (1) + CRC (4) bytes around each payload."""
@@ -149,8 +161,10 @@ class ReplayHeader:
 
 @dataclass(frozen=True)
 class TornTail:
-    """Where reading stopped early, and why: a bad or incomplete record with
-    no intact record after it (what a crash while writing leaves)."""
+    """Where reading stopped early, and why: a record cut off by the end of
+    the file (what a crash while writing leaves), or a bad record after which
+    nothing is shown to be records of this file; after a damage, the cut-off
+    last record of the records read after it."""
 
     offset: int
     """Where the torn bytes start (the file is whole up to here)."""
@@ -161,19 +175,22 @@ class TornTail:
 
 @dataclass
 class Damage:
-    """Bad bytes in the middle of a file: at least one intact record follows them.
+    """The damaged span of a file: records shown to be the file's follow it.
 
     A crash cannot leave this (it only tears the last record): a byte was
-    changed on disk or in a copy. What follows the damage is kept.
+    changed on disk or in a copy. What follows the damage is kept. A file has
+    at most one damaged span: several bad places make one span from the
+    first bad record to the resynchronisation point (PROTOCOL §7.2).
     """
 
     offset: int
-    """Where the bad record starts."""
+    """Where the first bad record starts."""
     resumes_at: int
-    """Where the next intact record starts (the bad bytes are ``offset`` … ``resumes_at - 1``)."""
+    """The resynchronisation point (the bad bytes are ``offset`` … ``resumes_at - 1``);
+    the end of the file when the scan's budget ran out before one was shown."""
     reason: str
     records_after: int = 0
-    """Intact records from ``resumes_at`` up to the next damage (or the end)."""
+    """Intact records from ``resumes_at`` to the end (a torn tail is in ``torn``)."""
     frames_after: list[bytes] = field(default_factory=list)
     """The FRAME records among them, in file order."""
     evidence_after: list[bytes] = field(default_factory=list)
@@ -195,8 +212,8 @@ class ReplayContents:
     """Everything a replay file holds, in order.
 
     ``frames``, ``notes`` and ``evidence`` are the *intact prefix*: what comes
-    before the first damage (or the torn tail). What follows a damage is in
-    that :class:`Damage`.
+    before the damage (or the torn tail). What follows the damage is in that
+    :class:`Damage` (``damage`` holds at most one).
     """
 
     header: ReplayHeader
@@ -250,66 +267,351 @@ def _intact_at(data: bytes, offset: int) -> tuple[int, bytes] | str:
     return end, body
 
 
-def _next_intact(data: bytes, bad: int) -> int | None:
-    """Where the first intact record after the bad record at ``bad`` starts.
+def _cut_off(data: bytes, offset: int) -> str | None:
+    """Why the bytes from ``offset`` on are a record cut off by the end of the
+    file (fewer than 4 bytes, or a possible length running past the end), if
+    they are: such bytes may all be that record's own payload."""
+    if len(data) - offset < 4:
+        return "a record length is cut off"
+    length = int.from_bytes(data[offset : offset + 4], "big")
+    if 1 <= length <= MAX_RECORD_BYTES and offset + length + RECORD_OVERHEAD - 1 > len(data):
+        return "the last record is cut off"
+    return None
 
-    Every later offset is tried, since the bad record's own length field may
-    be what is damaged: a candidate needs a possible length that fits in the
-    file and a CRC-32 that holds over its kind and payload. Bytes that are
-    not a record pass that test by chance with a probability of about 2**-32
-    per candidate, which is negligible.
+
+def _is_start(data: bytes, offset: int) -> bool:
+    """Whether a record with a possible length, that fits in the file and is no
+    HEADER record, starts at ``offset``."""
+    length = int.from_bytes(data[offset : offset + 4], "big")
+    return (
+        len(data) - offset >= 4
+        and 0 < length <= MAX_RECORD_BYTES
+        and offset + length + RECORD_OVERHEAD - 1 <= len(data)
+        and data[offset + 4] != RecordKind.HEADER
+    )
+
+
+def scan_budget(size: int) -> int:
+    """Checksum bytes the damage scan of a ``size``-byte file may charge (PROTOCOL §7.2).
+
+    The records after a damage are checked once (at most ``size`` bytes); the
+    rest is room for look-alike records, which cost their length each (a
+    4 KiB frame field full of planted lengths pointing at the end of its own
+    record costs at most about 3.3 MiB). zlib checksums about 4 GB/s here:
+    the whole budget of a 32 MiB file is about 0.13 s of it.
     """
-    for candidate in range(bad + 1, len(data) - RECORD_OVERHEAD + 1):
-        length = int.from_bytes(data[candidate : candidate + 4], "big")
-        fits = 1 <= length <= MAX_RECORD_BYTES and candidate + length + 8 <= len(data)
-        if fits and not isinstance(_intact_at(data, candidate), str):
-            return candidate
+    return 16 * size + (16 << 20)
+
+
+_CANDIDATE: Final = re.compile(rb"\x00(?=\x00(?!\x00\x00)..[^\x00]|\x01\x00\x00[^\x00])", re.DOTALL)
+"""Where a record can start that is no HEADER: a length of 1 … 65536 (00 00 xx xx,
+not 00 00 00 00, or 00 01 00 00) and a kind byte other than 0. Consuming the
+first zero byte lets the regex engine search for it at C speed; the next
+search starts one byte on, so overlapping candidates are all found."""
+
+_WHOLE: Final = 1
+"""A good start whose run reaches the end of the file exactly."""
+_TORN: Final = 2
+"""A good start whose run ends in a record cut off by the end of the file."""
+_BAD: Final = 3
+"""No good start (its structure fails, a record is not intact, frames do not chain)."""
+_ENDS_CUT_OFF: Final = 4
+"""Its structure leads to a cut-off record; not checked further yet."""
+
+
+class _OverBudget(Exception):
+    pass
+
+
+_FirstFrame = tuple[int, bytes | None] | None
+"""(seq, prev) of the first FRAME record of a run, None if it has none."""
+
+
+class _Scan:
+    """The resynchronisation search after a bad record (PROTOCOL §7.2).
+
+    A *start* is an offset where a record with a possible length, that fits
+    in the file and is no HEADER record begins; from it, the lengths lead from
+    record to record (its *structure*) until the end of the file exactly, a
+    record cut off by the end of the file, or an offset where no record can
+    start. A start is *good* when its structure ends at the end of the file or
+    in a cut-off record, every record of it is intact, and its FRAME records
+    decode and chain. Structure is decided before any checksum; a run is
+    checked from its last record backwards, so a record's checksum is
+    computed only when everything after it is good; every offset is judged
+    once (memoised in ``state``). Checksums are charged against
+    :func:`scan_budget`.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        from lcnet import wire  # only a damaged file needs the frame decoder
+
+        self._decode = wire.decode_frame
+        self._malformed = wire.MalformedFrame
+        self.data = data
+        self.view = memoryview(data)
+        self.size = len(data)
+        self.state = bytearray(len(data) + 1)
+        self.state[len(data)] = _WHOLE
+        self.first_frame: dict[int, _FirstFrame] = {len(data): None}
+        """For each good start, (seq, prev) of the first FRAME record of its run."""
+        self.budget = scan_budget(len(data))
+        self.spent = 0
+
+    def judge(self, start: int, *, cut_off_too: bool) -> int:
+        """_WHOLE, _TORN, _BAD or (unless ``cut_off_too``) _ENDS_CUT_OFF for ``start``.
+
+        Without ``cut_off_too`` a structure that ends in a cut-off record is
+        only marked as such, and nothing of it is checked. (The search's first
+        pass walks structures inline, the same way, for speed.)
+        """
+        data, size, state = self.data, self.size, self.state
+        path: list[int] = []
+        offset = start
+        while True:
+            known = state[offset]
+            if known and (known != _ENDS_CUT_OFF or not cut_off_too):
+                break
+            if size - offset < 4:
+                known = _ENDS_CUT_OFF
+                break
+            length = int.from_bytes(data[offset : offset + 4], "big")
+            if 0 < length <= MAX_RECORD_BYTES:
+                end = offset + length + RECORD_OVERHEAD - 1
+                if end > size:
+                    known = _ENDS_CUT_OFF  # the end of a run, no start
+                    break
+                if data[offset + 4] != RecordKind.HEADER:
+                    path.append(offset)
+                    offset = end
+                    continue
+            state[offset] = known = _BAD
+            break
+        if known == _BAD or (known == _ENDS_CUT_OFF and not cut_off_too):
+            for p in path:
+                state[p] = known
+            return known
+        return self.check(path, offset, known)
+
+    def check(self, path: list[int], offset: int, known: int) -> int:
+        """Check the records of ``path`` (a structure leading to ``offset``,
+        which is good or the end of the file (``known``: _WHOLE or _TORN), or
+        a cut-off record (_ENDS_CUT_OFF)), last first; mark and return what
+        ``path[0]`` is."""
+        state = self.state
+        if known == _ENDS_CUT_OFF:
+            known, following = _TORN, None
+        else:
+            following = self.first_frame[offset]
+        for index in range(len(path) - 1, -1, -1):
+            p = path[index]
+            intact, following = self._record(p, following)
+            if not intact:
+                for q in path[: index + 1]:
+                    state[q] = _BAD
+                return _BAD
+            state[p] = known
+            self.first_frame[p] = following
+        return known
+
+    def _record(self, offset: int, following: _FirstFrame) -> tuple[bool, _FirstFrame]:
+        """Whether the record at ``offset`` is intact and its frame (if it is a
+        FRAME record) chains on to ``following``, the (seq, prev) of the first
+        frame of the rest of the run; and the run's first frame from here."""
+        data = self.data
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        self.spent += length
+        if self.spent > self.budget:
+            raise _OverBudget
+        end = offset + 4 + length
+        if zlib.crc32(self.view[offset + 4 : end]) != int.from_bytes(data[end : end + 4], "big"):
+            return False, None
+        if data[offset + 4] != RecordKind.FRAME:
+            return True, following
+        raw = data[offset + 5 : end]
+        try:
+            frame = self._decode(raw, allow_unknown_fields=True)
+        except self._malformed:
+            return False, None
+        if frame.seq is None:
+            return False, None  # a control frame is never recorded
+        if following is not None and (following[0] != frame.seq + 1 or following[1] != frame.hash):
+            return False, None
+        return True, (frame.seq, frame.prev)
+
+
+_OVER_BUDGET: Final = -1
+
+
+def _resynchronise(data: bytes, bad: int, own_end: int | None) -> int | None:
+    """The resynchronisation point after the bad record at ``bad``, None if there
+    is none (a torn tail), or _OVER_BUDGET (PROTOCOL §7.2).
+
+    First choice: a good start whose run reaches the end of the file exactly
+    (the bad record's own end if it is one, else the earliest). Only if there
+    is none: a good start whose run ends in a cut-off record (again the own
+    end first, else the earliest). A length planted by a player can make a
+    run "end cut off" anywhere within 64 KiB of the end of the file; a run
+    that reaches the end exactly has to run through the genuine records.
+    """
+    scan = _Scan(data)
+    state, size = scan.state, len(data)
+    from_bytes = int.from_bytes
+    own = own_end is not None and _is_start(data, own_end)
+    cut_off = array.array("q")  # the starts whose structure ends cut off, in order
+    try:
+        if own:
+            assert own_end is not None
+            known = scan.judge(own_end, cut_off_too=False)
+            if known == _WHOLE:
+                return own_end
+            own = known == _ENDS_CUT_OFF
+        for match in _CANDIDATE.finditer(data, bad + 1):
+            start = match.start()
+            known = state[start]
+            if not known:
+                # judge(start, cut_off_too=False), inline: most candidates are look-alikes.
+                offset = start + from_bytes(data[start : start + 4], "big") + RECORD_OVERHEAD - 1
+                if offset > size:
+                    continue  # cut off: no start
+                path = [start]
+                while True:
+                    known = state[offset]
+                    if known:
+                        break
+                    if size - offset < 4:
+                        known = _ENDS_CUT_OFF
+                        break
+                    length = from_bytes(data[offset : offset + 4], "big")
+                    if 0 < length <= MAX_RECORD_BYTES:
+                        end = offset + length + RECORD_OVERHEAD - 1
+                        if end > size:
+                            known = _ENDS_CUT_OFF
+                            break
+                        if data[offset + 4]:  # no HEADER
+                            path.append(offset)
+                            offset = end
+                            continue
+                    state[offset] = known = _BAD
+                    break
+                if known in (_BAD, _ENDS_CUT_OFF):
+                    for p in path:
+                        state[p] = known
+                else:
+                    known = scan.check(path, offset, known)
+            if known == _WHOLE:
+                return start
+            if known == _ENDS_CUT_OFF:
+                cut_off.append(start)
+        # No run reaches the end of the file exactly: the runs that end cut off.
+        if own:
+            assert own_end is not None
+            if scan.judge(own_end, cut_off_too=True) == _TORN:
+                return own_end
+        for start in cut_off:
+            known = state[start]
+            if known == _ENDS_CUT_OFF:
+                known = scan.judge(start, cut_off_too=True)
+            if known == _TORN:
+                return start
+    except _OverBudget:
+        return _OVER_BUDGET
     return None
 
 
 def parse_replay(data: bytes) -> ReplayContents:
-    """Parse replay-file bytes.
+    """Parse replay-file bytes (PROTOCOL §7.2).
 
-    The intact prefix goes in ``frames``/``notes``/``evidence``. A bad record
-    with no intact record after it is a torn tail (``torn``); one with an
-    intact record after it is damage (``damage``), and reading goes on from
-    that intact record. Intact records of an unknown kind are skipped
-    (``unknown``).
+    The intact prefix goes in ``frames``/``notes``/``evidence``. At the first
+    record that is not intact, at offset ``bad``:
+
+    * a record cut off by the end of the file (fewer than 4 bytes left, or a
+      possible length running past the end) is a torn tail, with no scan:
+      every byte after ``bad`` may be that record's own payload, which a
+      player may have chosen, so no record found in it can prove damage;
+    * otherwise (an impossible length, a checksum that fails, a second
+      HEADER record) the reader looks for a resynchronisation point ``c``:
+      a start from which the records are intact all the way to the end of
+      the file (the last may be cut off), none is a HEADER record, and
+      their FRAME records decode and chain (each one's ``seq`` is one more
+      than, and its ``prev`` the chain hash of, the FRAME before it in the
+      run). The bad record's own end is tried first when it fits. If there
+      is one, the file has ONE damaged span, ``bad`` … ``c - 1``, and
+      reading goes on from ``c``; if there is none, it is a torn tail at
+      ``bad``. A run that reaches the end of the file exactly is preferred
+      to one that ends cut off. If the search exceeds its checksum budget
+      (:func:`scan_budget`), the file is damaged from ``bad`` to its end.
+
+    Why a record a player planted inside a frame field (a seed, an unknown
+    field) does not steer this: it ends inside the record that holds it. For
+    its run to reach the end of the file, the planted bytes would also have
+    to end exactly where the holder ends, reproducing the holder's checksum
+    over bytes that include its signature, and any frames in the run must
+    chain onto the genuine frames after it, which quote the chain hash of
+    the holder's frame, never of a part of it. A holder that is not itself
+    bad is either read after the damage (the genuine start of its run comes
+    first) or lies before a later bad place (a run from inside it would have
+    to cover the damaged bytes); when the bad record fits, its own end is
+    tried first. A planted length that runs past the end of the file can
+    make a run "end cut off" anywhere in its last 64 KiB, so a run that
+    reaches the end of the file exactly is preferred to any run that ends
+    cut off. (CRC-32 is no MAC: a player who signs the holder could make a
+    planted record reuse the holder's checksum. That matters only when the
+    holder is itself bad and its own end is not tried first, and can only
+    add NOTE, EVIDENCE or unknown records, or frames where no genuine frame
+    follows them: docs/PROTOCOL.md §7.2.)
+
+    Intact records of an unknown kind are skipped (``unknown``).
     """
+    if len(data) > MAX_FILE_BYTES:
+        raise ReplayFileError(_too_large(len(data)))
     if not data.startswith(MAGIC):
         if MAGIC.startswith(data):
             raise ReplayFileError("the replay file is empty or cut off before its header")
         raise ReplayFileError("not an lcnet replay file (bad magic bytes)")
+    size = len(data)
     offset = len(MAGIC)
-    prefix_end: int | None = None
     damage: list[Damage] = []
     unknown: list[UnknownRecord] = []
     torn: TornTail | None = None
     records: list[tuple[int, bytes]] = []  # (kind, payload) of the intact prefix
-    while offset < len(data):
+    bad: int | None = None
+    while offset < size:
         found = _intact_at(data, offset)
-        if isinstance(found, str):
-            reason, resume = found, _next_intact(data, offset)
-        else:
+        if not isinstance(found, str) and (found[1][0] != RecordKind.HEADER or not records):
             end, body = found
-            if body[0] == RecordKind.HEADER and (records or damage):
-                reason, resume = "a second header record", end
+            if body[0] in _KIND_VALUES:
+                records.append((body[0], body[1:]))
             else:
-                if body[0] not in _KIND_VALUES:
-                    unknown.append(UnknownRecord(offset, body[0], len(body)))
-                if damage:
-                    _keep_after(damage[-1], body[0], body[1:])
-                elif body[0] in _KIND_VALUES:
-                    records.append((body[0], body[1:]))
-                offset = end
-                continue
-        if prefix_end is None:
-            prefix_end = offset
-        if resume is None:  # nothing intact after it: what a crash leaves
-            torn = TornTail(offset, reason, len(data) - offset)
-            break
-        damage.append(Damage(offset, resume, reason))
-        offset = resume
+                unknown.append(UnknownRecord(offset, body[0], len(body)))
+            offset = end
+            continue
+        bad = offset
+        break
+    if bad is not None:
+        reason = "a second header record" if not isinstance(found, str) else found
+        cut = _cut_off(data, bad)
+        own_end: int | None = None
+        if cut is None:
+            length = int.from_bytes(data[bad : bad + 4], "big")
+            if 1 <= length <= MAX_RECORD_BYTES:
+                own_end = bad + length + RECORD_OVERHEAD - 1
+        resume = None if cut is not None else _resynchronise(data, bad, own_end)
+        if resume is None:  # nothing after it is shown to be records of this file
+            torn = TornTail(bad, cut or reason, size - bad)
+        elif resume == _OVER_BUDGET:
+            damage.append(
+                Damage(
+                    bad,
+                    size,
+                    f"{reason}; no intact records could be shown to follow within the scan's "
+                    f"budget ({scan_budget(size)} checksum bytes)",
+                )
+            )
+        else:
+            span = Damage(bad, resume, reason)
+            damage.append(span)
+            torn = _read_run(data, resume, span, unknown)
     if not records and damage and damage[0].offset == len(MAGIC):
         # The header is lost but intact records follow: damage like any other
         # (the frames need no header; the other player's file can repair them).
@@ -329,8 +631,34 @@ def parse_replay(data: bytes) -> ReplayContents:
             note = _decode_note(payload)
             if note is not None:
                 contents.notes.append((len(contents.frames), note))
-    contents.valid_bytes = offset if prefix_end is None else prefix_end
+    contents.valid_bytes = size if bad is None else bad
     return contents
+
+
+def _read_run(
+    data: bytes, offset: int, damage: Damage, unknown: list[UnknownRecord]
+) -> TornTail | None:
+    """Keep the records of the run from ``offset`` (the scan showed it good)."""
+    size = len(data)
+    while size - offset >= 4:
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        end = offset + length + RECORD_OVERHEAD - 1
+        if end > size:
+            break
+        kind = data[offset + 4]
+        if kind not in _KIND_VALUES:
+            unknown.append(UnknownRecord(offset, kind, length))
+        _keep_after(damage, kind, data[offset + 5 : end - 4])
+        offset = end
+    cut = _cut_off(data, offset) if offset < size else None
+    return None if cut is None else TornTail(offset, cut, size - offset)
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"the file is {size} bytes, more than the {MAX_FILE_BYTES} bytes "
+        f"({MAX_FILE_BYTES >> 20} MiB) a replay file may have; it is not read"
+    )
 
 
 def _keep_after(damage: Damage, kind: int, payload: bytes) -> None:
@@ -354,9 +682,16 @@ def _decode_note(payload: bytes) -> dict[str, Any] | None:
 
 
 def read_replay(path: str | os.PathLike[str]) -> ReplayContents:
-    """Read a replay file (a torn tail is reported in ``torn``, not raised)."""
+    """Read a replay file (a torn tail is reported in ``torn``, not raised).
+
+    A file larger than :data:`MAX_FILE_BYTES` is refused before it is read.
+    """
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise ReplayFileError(f"{path}: {_too_large(size)}")
+            data = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ReplayFileError(f"no such replay file: {path}") from None
     except IsADirectoryError:

@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import msgpack
 import pytest
 
-from lcnet import audit, wire
+from lcnet import audit, replaylog, wire
 from lcnet.cli import main
-from lcnet.replaylog import MAGIC, ReplayHeader, read_replay, write_replay
+from lcnet.replaylog import (
+    MAGIC,
+    ReplayFileError,
+    ReplayHeader,
+    ReplayWriter,
+    parse_replay,
+    read_replay,
+    write_replay,
+)
 from lcnet.seat import Seat
-from tests.cheaters import Table
+from tests.cheaters import Cheater, Table
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 HOST = SAMPLES / "sample-complete-host.lcnet"
@@ -145,13 +156,15 @@ def test_a_repair_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = json.loads(capsys.readouterr().out)
     first = out["files"][0]
     assert first["verdict"] == "valid" and first["frames"] == 363
+    # Several damaged places are one span (PROTOCOL §7.2): the frames between
+    # them are not shown genuine, so they are taken from the other file too.
     assert first["repaired"] == {
         "from": str(JOINER),
-        "positions": [5, 6, 7, 300],
+        "positions": list(range(5, 301)),
         "unvouched": [],
     }
-    assert [d["first_position_after"] for d in first["damage"]] == [8, 301]
-    assert any("position(s) 5-7, 300" in note for note in first["notes"])
+    assert [d["first_position_after"] for d in first["damage"]] == [301]
+    assert any("position(s) 5-300" in note for note in first["notes"])
     assert out["comparison"]["common_frames"] == 363
 
 
@@ -368,3 +381,306 @@ def test_one_unreadable_file_of_two_does_not_hide_the_other_s_proof(
     assert "INVALID at frame 111" in captured.out and str(junk) in captured.err
     assert main(["audit", str(HOST), str(junk)]) == 2
     capsys.readouterr()
+
+
+# ------------------------------------- bytes a player chose, inside frames
+#
+# A player chooses bytes that the honest player's file then stores inside
+# its FRAME records: a peer that announces minor version 1 may put unknown
+# fields of any bytes in its frames (PROTOCOL §5.5). Records hidden there
+# must never be taken for records of the file (PROTOCOL §7.2).
+
+Plant = Callable[["_Planter", wire.Frame], bytes | None]
+
+
+class _Planter(Cheater):
+    """A joiner that announces protocol 1.1 and hides bytes of its choosing in
+    an unknown field ``zz`` of each of its moves."""
+
+    plant: Plant | None = None
+
+    def sign(self, message: wire.Message, header: Any = None) -> wire.Frame:
+        if isinstance(message, wire.Hello):
+            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
+        frame = super().sign(message, header)
+        blob = self.plant(self, frame) if self.plant and isinstance(message, wire.MoveMsg) else None
+        if blob is None:
+            return frame
+        body = msgpack.unpackb(frame.body, raw=False)
+        body["zz"] = blob
+        packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
+        assert self.signing_key is not None
+        return wire.decode_frame(
+            wire.sign_frame(packed, self.signing_key), allow_unknown_fields=True
+        )
+
+
+def planted_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plant: Plant) -> Table:
+    """A whole match whose joiner hides ``plant``'s bytes in each of its moves."""
+    monkeypatch.setattr("tests.cheaters.Cheater", _Planter)
+    table = Table(tmp_path, seed=5, cheater=Seat.JOINER)
+    joiner = table.joiner
+    assert isinstance(joiner, _Planter)
+    joiner.plant = plant
+    table.run()
+    table.close()
+    assert table.host.phase.name == "OVER"
+    return table
+
+
+def holders(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, frame) of each FRAME record whose frame has the planted field."""
+    out = []
+    for start, kind in records(data):
+        end = start + 8 + int.from_bytes(data[start : start + 4], "big")
+        raw = data[start + 5 : end - 4]
+        if kind == 1 and "zz" in msgpack.unpackb(
+            wire.decode_frame(raw, allow_unknown_fields=True).body, raw=False
+        ):
+            out.append((start, end, raw))
+    return out
+
+
+def a_frame_record_of_the_previous_frame(planter: _Planter, frame: wire.Frame) -> bytes:
+    """A whole FRAME record of a genuine frame (the one before), as a record in the file."""
+    return record(1, planter.chain[-1].raw)
+
+
+@pytest.mark.parametrize("where", ["checksum", "length"])
+def test_a_frame_record_hidden_in_a_field_is_not_spliced_in_after_damage_to_its_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    table = planted_match(tmp_path, monkeypatch, a_frame_record_of_the_previous_frame)
+    clean = table.paths[Seat.HOST].read_bytes()
+    frames = read_replay(table.paths[Seat.HOST]).frames
+    start, end, raw = holders(clean)[len(holders(clean)) // 2]
+    g = frames.index(raw)
+    planted = record(1, frames[g - 1])
+    assert clean.find(planted, start) > start  # the hidden record is intact in the file
+    data = bytearray(clean)
+    if where == "checksum":
+        data[end - 20] ^= 0x01  # in the holder's signature, after the hidden record
+    else:
+        data[start] = 0x80  # the holder's length becomes impossible
+    path = tmp_path / "damaged.lcnet"
+    path.write_bytes(bytes(data))
+    contents = read_replay(path)
+    assert contents.frames == frames[:g] and contents.torn is None
+    [damage] = contents.damage
+    assert (damage.offset, damage.resumes_at) == (start, end)
+    assert damage.frames_after == frames[g + 1 :]  # exactly the genuine ones
+    verdicts, _ = audit.audit_pair(contents, read_replay(table.paths[Seat.JOINER]), ("a", "b"))
+    assert verdicts[0].kind is audit.VerdictKind.VALID, verdicts[0].summary
+    assert verdicts[0].repaired is not None and verdicts[0].repaired.filled == [g]
+
+
+def a_nine_byte_record(planter: _Planter, frame: wire.Frame) -> bytes:
+    return b"seed" + record(5, b"") + b"seed"
+
+
+def test_a_torn_last_record_holding_a_planted_record_is_a_torn_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash while writing a frame that holds a record-looking 9-byte sequence."""
+    table = planted_match(tmp_path, monkeypatch, a_nine_byte_record)
+    clean = table.paths[Seat.HOST].read_bytes()
+    frames = read_replay(table.paths[Seat.HOST]).frames
+    start, end, raw = holders(clean)[-1]
+    planted = clean.find(record(5, b""), start)
+    assert start < planted < planted + 9 < end - 30
+    path = tmp_path / "torn.lcnet"
+    path.write_bytes(clean[: end - 30])  # the crash: the holder's last 30 bytes never written
+    contents = read_replay(path)
+    assert contents.damage == [] and contents.unknown == []
+    assert contents.torn is not None and contents.torn.offset == start
+    assert contents.frames == frames[: frames.index(raw)]
+    writer, reopened = ReplayWriter.reopen(path)  # resuming truncates it
+    writer.close()
+    assert reopened.frames == contents.frames and path.read_bytes() == clean[:start]
+
+
+def garbage(planter: _Planter, frame: wire.Frame) -> bytes:
+    """A signed frame claiming a far position, as a whole FRAME record, then
+    record-looking lengths and a nine-byte record, all followed by a length
+    that claims a record running past the end of the file."""
+    assert planter.signing_key is not None and planter.game_id is not None
+    far = wire.make_frame(
+        wire.Resign(), planter.signing_key, seq=10**6, prev=bytes(32), game=planter.game_id
+    )
+    return (
+        record(1, far.raw)
+        + b"\x00\x00\xff\xf0\x05" * 8
+        + b"\x00\x01\x00\x00\x02" * 4
+        + record(2, b"")
+        + b"\x00\x00\xff\xf0\x01"
+    )
+
+
+@pytest.mark.parametrize("where", ["checksum", "length"])
+def test_planted_garbage_does_not_cost_a_damaged_file_its_resynchronisation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    table = planted_match(tmp_path, monkeypatch, garbage)
+    clean = table.paths[Seat.HOST].read_bytes()
+    frames = read_replay(table.paths[Seat.HOST]).frames
+    near_the_end = [h for h in holders(clean) if len(clean) - h[0] < 65520]
+    assert len(near_the_end) > 3  # where the garbage's planted lengths run past the end
+    for start, end, raw in near_the_end[:: len(near_the_end) // 3]:
+        g = frames.index(raw)
+        data = bytearray(clean)
+        if where == "checksum":
+            data[end - 20] ^= 0x01
+        else:
+            data[start] = 0x80
+        contents = parse_replay(bytes(data))
+        [damage] = contents.damage
+        assert (damage.offset, damage.resumes_at) == (start, end), g
+        assert damage.frames_after == frames[g + 1 :] and contents.torn is None
+        path = tmp_path / f"damaged-{g}.lcnet"
+        path.write_bytes(bytes(data))
+        verdicts, _ = audit.audit_pair(
+            read_replay(path), read_replay(table.paths[Seat.JOINER]), ("a", "b")
+        )
+        assert verdicts[0].kind is audit.VerdictKind.VALID, verdicts[0].summary
+
+
+# ------------------------------------- second headers, spans, chains, bounds
+
+
+def test_a_second_header_record_is_a_torn_tail_at_the_end_and_damage_in_the_middle(
+    tmp_path: Path,
+) -> None:
+    data = HOST.read_bytes()
+    header = data[len(MAGIC) : records(data)[1][0]]
+    frames = read_replay(HOST).frames
+    path = tmp_path / "end.lcnet"
+    path.write_bytes(data + header)  # as the last record: what a crash may have cut short
+    contents = read_replay(path)
+    assert contents.damage == [] and contents.frames == frames
+    assert contents.torn is not None and contents.torn.offset == len(data)
+    assert "second header" in contents.torn.reason
+    writer, _ = ReplayWriter.reopen(path)
+    writer.close()
+    assert path.read_bytes() == data
+    at = frame_record(data, 100)
+    path.write_bytes(data[:at] + header + data[at:])  # followed by intact records: damage
+    contents = read_replay(path)
+    assert contents.torn is None and contents.frames == frames[:100]
+    [damage] = contents.damage
+    assert (damage.offset, damage.resumes_at) == (at, at + len(header))
+    assert damage.reason == "a second header record" and damage.frames_after == frames[100:]
+
+
+def test_two_damaged_places_are_one_span(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "host.lcnet"
+    first, _ = damaged_copy(HOST, path, 40, 100)
+    frames = read_replay(HOST).frames
+    contents = read_replay(path)
+    [damage] = contents.damage
+    assert damage.offset == first and damage.resumes_at == frame_record(HOST.read_bytes(), 101)
+    assert damage.frames_after == frames[101:] and contents.frames == frames[:40]
+    assert main(["audit", str(path), str(JOINER), "--json"]) == 0
+    repaired = json.loads(capsys.readouterr().out)["files"][0]["repaired"]
+    assert repaired["positions"] == list(range(40, 101))
+
+
+def test_frames_after_a_damage_that_do_not_chain_are_no_resynchronisation_point(
+    tmp_path: Path,
+) -> None:
+    data = HOST.read_bytes()
+    frames = read_replay(HOST).frames
+    # Frame 200's record is gone: from 101 on the records are intact, but
+    # frame 201 does not chain on frame 199.
+    cut = data[: frame_record(data, 200)] + data[frame_record(data, 201) :]
+    path = tmp_path / "host.lcnet"
+    path.write_bytes(cut)
+    [offset] = damaged_copy(path, path, 100)
+    contents = read_replay(path)
+    [damage] = contents.damage
+    assert damage.offset == offset and damage.resumes_at == frame_record(cut, 200)  # frame 201
+    assert damage.frames_after == frames[201:] and contents.torn is None
+
+
+def test_a_file_over_the_size_bound_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = replaylog.MAX_FILE_BYTES
+    assert limit == 32 << 20
+    path = tmp_path / "huge.lcnet"
+    with path.open("wb") as out:
+        out.write(HOST.read_bytes())
+        out.truncate(limit + 1)  # sparse: nothing to read
+    with pytest.raises(ReplayFileError, match=f"{limit + 1} bytes.* {limit} bytes") as info:
+        read_replay(path)
+    assert info.value.exit_code == 2 and "32 MiB" in str(info.value)
+    with pytest.raises(ReplayFileError, match=f"{limit + 1} bytes"):
+        parse_replay(HOST.read_bytes().ljust(limit + 1, b"\x00"))
+    # Exactly at the bound a file is read.
+    data = HOST.read_bytes()
+    monkeypatch.setattr(replaylog, "MAX_FILE_BYTES", len(data))
+    assert read_replay(HOST).frames == parse_replay(data).frames
+    with pytest.raises(ReplayFileError, match=f"{len(data) + 1} bytes"):
+        parse_replay(data + b"\x00")
+
+
+class _CountingZlib:
+    """Stands in for the reader's zlib, counting the bytes it checksums."""
+
+    def __init__(self) -> None:
+        self.crc_bytes = 0
+
+    def crc32(self, data: bytes | memoryview, value: int = 0) -> int:
+        self.crc_bytes += len(data)
+        return zlib.crc32(data, value)
+
+
+CRAFTED_HEAD = MAGIC + record(0, ReplayHeader("host", "x", "x").to_payload())
+"""Where the crafted files' bad record starts; it is 49 bytes long."""
+
+
+def crafted(pattern: bytes, size: int) -> bytes:
+    """A header, one record that fails its checksum, then ``pattern`` to ``size`` bytes."""
+    bad = bytearray(record(1, b"x" * 40))
+    bad[-1] ^= 1
+    body = pattern * ((size - len(CRAFTED_HEAD) - len(bad)) // len(pattern) + 1)
+    return (CRAFTED_HEAD + bytes(bad) + body)[:size]
+
+
+CRAFTED = {
+    # name: (pattern, MiB, what the file reads as after the bad record)
+    "zero_lengths": (b"\x00\x00\xff\xf0", 4, "torn"),
+    "zero_lengths_with_a_kind": (b"\x00\x00\xff\xf0\x05", 1, "torn"),
+    "aligned_chains": (b"\x00\x00\xff\xf8\x05\x05\x05\x05", 4, "over budget"),
+    "dense_short": (b"\x00\x00\x00\x01\x01\x01", 1, "torn"),
+    "largest_length": (b"\x00\x01\x00\x00\x05", 1, "torn"),
+    "frame_kind_records": (record(1, b"\x92\xc4\x00\xc4\x00"), 1, "torn"),
+}
+"""Worst cases for the damage scan: look-alike lengths at every 4th byte (with a
+HEADER kind, which is no start); with another kind; chains of look-alikes 64 KiB
+apart that lead to a cut-off record (each costs a 64 KiB checksum, until the
+budget runs out); a candidate at every third byte; the largest length; intact
+FRAME records that do not decode."""
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+def test_crafted_input_costs_a_bounded_number_of_checksum_bytes(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    pattern, mib, outcome = CRAFTED[name]
+    data = crafted(pattern, mib << 20)
+    counter = _CountingZlib()
+    monkeypatch.setattr(replaylog, "zlib", counter)
+    contents = parse_replay(data)
+    # The intact prefix once, then at most the scan's budget: linear in the size.
+    assert counter.crc_bytes <= len(data) + replaylog.scan_budget(len(data)), counter.crc_bytes
+    bad = len(CRAFTED_HEAD)
+    assert contents.valid_bytes == bad
+    if outcome == "torn":
+        assert contents.damage == [] and contents.torn is not None and contents.torn.offset == bad
+    else:  # damaged to the end: a writer refuses to cut it, an audit says DAMAGED
+        [damage] = contents.damage
+        assert (damage.offset, damage.resumes_at, damage.records_after) == (bad, len(data), 0)
+        assert "within the scan's budget" in damage.reason and contents.torn is None
+        assert counter.crc_bytes > replaylog.scan_budget(len(data)) - (1 << 16)
