@@ -918,7 +918,7 @@ def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
             same_history = (
                 fa.seq == fb.seq == common
                 and fa.game == fb.game
-                and fa.prev == fb.prev == wire.decode_frame(a[common - 1]).hash
+                and fa.prev == fb.prev == hashing.chain_hash(a[common - 1])
             )
             if same_history and fa.signed_by(key) and fb.signed_by(key):
                 proof = BadFrame(

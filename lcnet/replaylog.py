@@ -443,7 +443,9 @@ class _Scan:
 _OVER_BUDGET: Final = -1
 
 
-def _resynchronise(data: bytes, bad: int, own_end: int | None) -> int | None:
+def _resynchronise(
+    data: bytes, bad: int, own_end: int | None, *, whole_only: bool = False
+) -> int | None:
     """The resynchronisation point after the bad record at ``bad``, None if there
     is none (a torn tail), or _OVER_BUDGET (PROTOCOL §7.2).
 
@@ -504,6 +506,8 @@ def _resynchronise(data: bytes, bad: int, own_end: int | None) -> int | None:
             if known == _ENDS_CUT_OFF:
                 cut_off.append(start)
         # No run reaches the end of the file exactly: the runs that end cut off.
+        if whole_only:
+            return None
         if own:
             assert own_end is not None
             if scan.judge(own_end, cut_off_too=True) == _TORN:
@@ -596,9 +600,30 @@ def parse_replay(data: bytes) -> ReplayContents:
             length = int.from_bytes(data[bad : bad + 4], "big")
             if 1 <= length <= MAX_RECORD_BYTES:
                 own_end = bad + length + RECORD_OVERHEAD - 1
-        resume = None if cut is not None else _resynchronise(data, bad, own_end)
-        if resume is None:  # nothing after it is shown to be records of this file
+        if cut is not None:
+            # What a crash leaves, unless the records after it run to the end of
+            # the file and hold a frame the file's owner signed after the last
+            # frame before it: a player's planted bytes cannot hold that.
+            resume = _resynchronise(data, bad, None, whole_only=True)
+            if resume is not None and not _owner_went_on(data, resume, records):
+                resume = None
+        else:
+            resume = _resynchronise(data, bad, own_end)
+        if resume is None and (cut is not None or own_end == size or not data[bad:].strip(b"\0")):
+            # Nothing after it is shown to be records of this file, and what
+            # is lost is at most the bad record (or zeros a file system left).
             torn = TornTail(bad, cut or reason, size - bad)
+        elif resume is None:
+            # Bytes follow that may be records, but none is shown to be: keep
+            # them (damaged to the end), never truncate them as a torn tail.
+            damage.append(
+                Damage(
+                    bad,
+                    size,
+                    f"{reason}; no run of records after it is shown to be this file's "
+                    "(none runs intact to the end with its frames chaining)",
+                )
+            )
         elif resume == _OVER_BUDGET:
             damage.append(
                 Damage(
@@ -652,6 +677,48 @@ def _read_run(
         offset = end
     cut = _cut_off(data, offset) if offset < size else None
     return None if cut is None else TornTail(offset, cut, size - offset)
+
+
+def _owner_went_on(data: bytes, start: int, records: Sequence[tuple[int, bytes]]) -> bool:
+    """Whether the run from ``start`` holds a frame of this game that the
+    file's owner signed for a position after the frames read before it.
+
+    A record cut off by the end of the file may hold a player's planted
+    records, even a whole chained run of frames; but the owner signs a frame
+    for a later position only after it wrote that record, so no bytes inside
+    it can be such a frame (PROTOCOL §7.2)."""
+    from lcnet import hashing, wire
+
+    frames = [payload for kind, payload in records if kind == RecordKind.FRAME]
+    if not records or records[0][0] != RecordKind.HEADER or len(frames) < 2:
+        return False
+    try:
+        seat = ReplayHeader.from_payload(records[0][1]).seat
+        hello = wire.decode_frame(frames[0], allow_unknown_fields=True).message
+        welcome = wire.decode_frame(frames[1], allow_unknown_fields=True).message
+    except (ReplayFileError, wire.MalformedFrame):
+        return False
+    if not isinstance(hello, wire.Hello) or not isinstance(welcome, wire.Welcome):
+        return False
+    key = {"joiner": hello.key, "host": welcome.key}.get(seat)
+    if key is None:
+        return False
+    game = hashing.game_id(frames[0])
+    run = Damage(start, start, "")
+    _read_run(data, start, run, [])
+    for raw in run.frames_after:
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=True)
+        except wire.MalformedFrame:
+            return False
+        if (
+            frame.seq is not None
+            and frame.seq >= len(frames)
+            and frame.game == game
+            and frame.signed_by(key)
+        ):
+            return True
+    return False
 
 
 def _too_large(size: int) -> str:

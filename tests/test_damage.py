@@ -650,12 +650,12 @@ def crafted(pattern: bytes, size: int) -> bytes:
 
 CRAFTED = {
     # name: (pattern, MiB, what the file reads as after the bad record)
-    "zero_lengths": (b"\x00\x00\xff\xf0", 4, "torn"),
-    "zero_lengths_with_a_kind": (b"\x00\x00\xff\xf0\x05", 1, "torn"),
+    "zero_lengths": (b"\x00\x00\xff\xf0", 4, "kept"),
+    "zero_lengths_with_a_kind": (b"\x00\x00\xff\xf0\x05", 1, "kept"),
     "aligned_chains": (b"\x00\x00\xff\xf8\x05\x05\x05\x05", 4, "over budget"),
-    "dense_short": (b"\x00\x00\x00\x01\x01\x01", 1, "torn"),
-    "largest_length": (b"\x00\x01\x00\x00\x05", 1, "torn"),
-    "frame_kind_records": (record(1, b"\x92\xc4\x00\xc4\x00"), 1, "torn"),
+    "dense_short": (b"\x00\x00\x00\x01\x01\x01", 1, "kept"),
+    "largest_length": (b"\x00\x01\x00\x00\x05", 1, "kept"),
+    "frame_kind_records": (record(1, b"\x92\xc4\x00\xc4\x00"), 1, "kept"),
 }
 """Worst cases for the damage scan: look-alike lengths at every 4th byte (with a
 HEADER kind, which is no start); with another kind; chains of look-alikes 64 KiB
@@ -677,10 +677,56 @@ def test_crafted_input_costs_a_bounded_number_of_checksum_bytes(
     assert counter.crc_bytes <= len(data) + replaylog.scan_budget(len(data)), counter.crc_bytes
     bad = len(CRAFTED_HEAD)
     assert contents.valid_bytes == bad
-    if outcome == "torn":
-        assert contents.damage == [] and contents.torn is not None and contents.torn.offset == bad
+    if outcome == "kept":
+        # The bad record is no crash's (it fits and fails its checksum) and bytes
+        # follow it: they are kept as damaged to the end, never truncated.
+        [damage] = contents.damage
+        assert (damage.offset, damage.resumes_at, damage.records_after) == (bad, len(data), 0)
+        assert "no run of records after it is shown" in damage.reason and contents.torn is None
     else:  # damaged to the end: a writer refuses to cut it, an audit says DAMAGED
         [damage] = contents.damage
         assert (damage.offset, damage.resumes_at, damage.records_after) == (bad, len(data), 0)
         assert "within the scan's budget" in damage.reason and contents.torn is None
         assert counter.crc_bytes > replaylog.scan_budget(len(data)) - (1 << 16)
+
+
+def test_a_length_run_past_the_end_with_the_owner_s_later_frames_after_it_is_damage(
+    tmp_path: Path,
+) -> None:
+    # A flipped length makes a record near the end run past the end of the
+    # file: a crash could leave that, but not the host's own later frames
+    # after it, which no bytes inside the record can be (§7.2).
+    clean = HOST.read_bytes()
+    at, after = frame_record(clean, 355), frame_record(clean, 356)
+    data = bytearray(clean)
+    data[at : at + 4] = (1 << 16).to_bytes(4, "big")
+    assert at + (1 << 16) + 8 > len(data)
+    contents = parse_replay(bytes(data))
+    [damage] = contents.damage
+    assert damage.offset == at and damage.resumes_at == after
+    assert contents.torn is None and len(damage.frames_after) == 7
+    path = tmp_path / "host.lcnet"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ReplayFileError, match="left untouched"):
+        ReplayWriter.reopen(path)
+
+
+def test_a_second_damage_near_the_end_keeps_everything_and_accuses_no_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two flipped bytes, the second in the last frame: no run reaches the end
+    # of the file, yet the first bad record is no crash's. The file is damaged
+    # to its end (kept, never truncated), not torn with the owner owing a frame.
+    data = bytearray(HOST.read_bytes())
+    data[frame_record(bytes(data), 100) + 40] ^= 0x20
+    data[frame_record(bytes(data), 362) + 40] ^= 0x20
+    path = tmp_path / "host.lcnet"
+    path.write_bytes(bytes(data))
+    contents = read_replay(path)
+    [damage] = contents.damage
+    assert damage.resumes_at == len(data) and contents.torn is None
+    assert main(["audit", str(path)]) == 2
+    assert "DAMAGED" in capsys.readouterr().out
+    with pytest.raises(ReplayFileError, match="left untouched"):
+        ReplayWriter.reopen(path)
+    assert path.read_bytes() == bytes(data)
