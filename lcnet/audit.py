@@ -806,8 +806,11 @@ def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
             "cannot be recovered from the other file)"
         )
     )
-    proven = merged.kind is VerdictKind.INVALID and merged.bad is not None and merged.bad.signer
-    if not fix.unvouched or proven:
+    proven = merged.proves_a_fault
+    # A damaged file that also ends cut off: the cut may be damage too, so where
+    # its transcript ended is not shown by its bytes (nor by the other file's).
+    open_end = fix.unvouched or contents.torn is not None
+    if not open_end or proven:
         merged.repaired = fix
         merged.damage = list(contents.damage)
         merged.summary += f" [repaired from {fix.source}]"
@@ -820,15 +823,24 @@ def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
             )
         return merged
     prefix = audit_contents(contents)
-    unvouched = _ranges(fix.unvouched)
+    if fix.unvouched:
+        why = (
+            f"its frame(s) at position(s) {_ranges(fix.unvouched)} follow this file's last "
+            f"own frame, so only {fix.source} vouches for them"
+        )
+    else:
+        assert contents.torn is not None
+        why = (
+            f"this file also ends in a record cut off at byte {contents.torn.offset}, so "
+            "where its transcript ended is not shown"
+        )
     return Verdict(
         kind=VerdictKind.DAMAGED,
         frames=prefix.frames,
         summary=(
             f"DAMAGED: the file is {contents.describe_damage()}; {fix.source} fills it, "
-            f"but its frame(s) at position(s) {unvouched} follow this file's last own frame, "
-            f"so only {fix.source} vouches for them. With them the transcript shows (for "
-            f"information only, not a claim against this file's owner): {merged.summary}"
+            f"but {why}. With them the transcript shows (for information only, not a "
+            f"claim against this file's owner): {merged.summary}"
         ),
         names=merged.names,
         fingerprints=merged.fingerprints,

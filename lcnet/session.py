@@ -614,7 +614,7 @@ class Session:
     def peer_minor(self) -> int:
         """The minor version the peer announced (this version's until it has)."""
         peer = self._peer_seat()
-        return self.minors.get(peer, wire.PROTOCOL_VERSION[1]) if peer else 0
+        return self.minors.get(peer, wire.PROTOCOL_VERSION[1]) if peer is not None else 0
 
     def _allow_unknown(self) -> bool:
         return self.peer_minor > wire.PROTOCOL_VERSION[1]
