@@ -600,16 +600,22 @@ def parse_replay(data: bytes) -> ReplayContents:
             length = int.from_bytes(data[bad : bad + 4], "big")
             if 1 <= length <= MAX_RECORD_BYTES:
                 own_end = bad + length + RECORD_OVERHEAD - 1
+        crashed = True  # whether a crash can have left what follows ``bad``
         if cut is not None:
-            # What a crash leaves, unless the records after it run to the end of
-            # the file and hold a frame the file's owner signed after the last
-            # frame before it: a player's planted bytes cannot hold that.
+            # What a crash leaves, unless a frame the file's owner signed for a
+            # later position follows: a player's planted bytes cannot hold that.
+            # Then the records after it are kept: from a run to the end of the
+            # file that holds such a frame, or else damaged to the end.
+            owner = _owner(records)
             resume = _resynchronise(data, bad, None, whole_only=True)
-            if resume is not None and not _owner_went_on(data, resume, records):
+            if resume is not None and not (owner and _owner_went_on(data, resume, owner)):
                 resume = None
+            if resume is None and owner is not None:
+                crashed = not _owner_frame_anywhere(data, bad, owner)
         else:
             resume = _resynchronise(data, bad, own_end)
-        if resume is None and (cut is not None or own_end == size or not data[bad:].strip(b"\0")):
+            crashed = own_end == size or not data[bad:].strip(b"\0")
+        if resume is None and crashed:
             # Nothing after it is shown to be records of this file, and what
             # is lost is at most the bad record (or zeros a file system left).
             torn = TornTail(bad, cut or reason, size - bad)
@@ -620,8 +626,15 @@ def parse_replay(data: bytes) -> ReplayContents:
                 Damage(
                     bad,
                     size,
-                    f"{reason}; no run of records after it is shown to be this file's "
-                    "(none runs intact to the end with its frames chaining)",
+                    f"{cut or reason}"
+                    + (
+                        ", yet a frame this file's owner signed later follows it (no crash "
+                        "leaves that)"
+                        if cut
+                        else ""
+                    )
+                    + "; no run of records after it is shown to be this file's (none runs "
+                    "intact to the end with its frames chaining)",
                 )
             )
         elif resume == _OVER_BUDGET:
@@ -679,44 +692,68 @@ def _read_run(
     return None if cut is None else TornTail(offset, cut, size - offset)
 
 
-def _owner_went_on(data: bytes, start: int, records: Sequence[tuple[int, bytes]]) -> bool:
-    """Whether the run from ``start`` holds a frame of this game that the
-    file's owner signed for a position after the frames read before it.
-
-    A record cut off by the end of the file may hold a player's planted
-    records, even a whole chained run of frames; but the owner signs a frame
-    for a later position only after it wrote that record, so no bytes inside
-    it can be such a frame (PROTOCOL §7.2)."""
+def _owner(records: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes, int] | None:
+    """The file owner's key, the game id and the number of frames read, from
+    the header's seat and the first two frames (None if they are not known)."""
     from lcnet import hashing, wire
 
     frames = [payload for kind, payload in records if kind == RecordKind.FRAME]
     if not records or records[0][0] != RecordKind.HEADER or len(frames) < 2:
-        return False
+        return None
     try:
         seat = ReplayHeader.from_payload(records[0][1]).seat
         hello = wire.decode_frame(frames[0], allow_unknown_fields=True).message
         welcome = wire.decode_frame(frames[1], allow_unknown_fields=True).message
     except (ReplayFileError, wire.MalformedFrame):
-        return False
+        return None
     if not isinstance(hello, wire.Hello) or not isinstance(welcome, wire.Welcome):
-        return False
+        return None
     key = {"joiner": hello.key, "host": welcome.key}.get(seat)
-    if key is None:
+    return None if key is None else (key, hashing.game_id(frames[0]), len(frames))
+
+
+def _owners_later_frame(raw: bytes, owner: tuple[bytes, bytes, int]) -> bool:
+    """Whether ``raw`` is a frame of this game that the owner signed for a
+    position after the frames read before the bad record."""
+    from lcnet import wire
+
+    key, game, count = owner
+    try:
+        frame = wire.decode_frame(raw, allow_unknown_fields=True)
+    except wire.MalformedFrame:
         return False
-    game = hashing.game_id(frames[0])
+    return (
+        frame.seq is not None and frame.seq >= count and frame.game == game and frame.signed_by(key)
+    )
+
+
+def _owner_went_on(data: bytes, start: int, owner: tuple[bytes, bytes, int]) -> bool:
+    """Whether the run from ``start`` holds a frame the owner signed later.
+
+    A record cut off by the end of the file may hold a player's planted
+    records, even a whole chained run of frames; but the owner signs a frame
+    for a later position only after it wrote that record, so no bytes inside
+    it can be such a frame (PROTOCOL §7.2)."""
     run = Damage(start, start, "")
     _read_run(data, start, run, [])
-    for raw in run.frames_after:
-        try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=True)
-        except wire.MalformedFrame:
+    return any(_owners_later_frame(raw, owner) for raw in run.frames_after)
+
+
+def _owner_frame_anywhere(data: bytes, bad: int, owner: tuple[bytes, bytes, int]) -> bool:
+    """Whether an intact FRAME record after ``bad`` holds a frame the owner
+    signed later (within the scan's checksum budget)."""
+    budget = scan_budget(len(data))
+    for match in _CANDIDATE.finditer(data, bad + 1):
+        start = match.start()
+        if data[start + 4] != RecordKind.FRAME:
+            continue
+        found = _intact_at(data, start)
+        if isinstance(found, str):
+            continue
+        budget -= found[0] - start
+        if budget < 0:
             return False
-        if (
-            frame.seq is not None
-            and frame.seq >= len(frames)
-            and frame.game == game
-            and frame.signed_by(key)
-        ):
+        if _owners_later_frame(found[1][1:], owner):
             return True
     return False
 

@@ -730,3 +730,20 @@ def test_a_second_damage_near_the_end_keeps_everything_and_accuses_no_one(
     with pytest.raises(ReplayFileError, match="left untouched"):
         ReplayWriter.reopen(path)
     assert path.read_bytes() == bytes(data)
+
+
+def test_a_length_run_past_the_end_and_a_second_damage_keep_the_owner_s_frames(
+    tmp_path: Path,
+) -> None:
+    # As above, with the last frame damaged too: no run reaches the end of the
+    # file, but the host's later frames after the cut-off record show that no
+    # crash left it. Damaged to the end, kept; never a torn tail.
+    clean = HOST.read_bytes()
+    at = frame_record(clean, 355)
+    data = bytearray(clean)
+    data[at : at + 4] = (1 << 16).to_bytes(4, "big")
+    data[frame_record(clean, 362) + 40] ^= 0x20
+    contents = parse_replay(bytes(data))
+    [damage] = contents.damage
+    assert (damage.offset, damage.resumes_at, contents.torn) == (at, len(data), None)
+    assert "owner signed later follows it" in damage.reason
