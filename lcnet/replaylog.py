@@ -692,42 +692,70 @@ def _read_run(
     return None if cut is None else TornTail(offset, cut, size - offset)
 
 
-def _owner(records: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes, int] | None:
-    """The file owner's key, the game id and the number of frames read, from
-    the header's seat and the first two frames (None if they are not known)."""
+_Owner = tuple[bytes | None, bytes, int, bytes]
+"""The file owner's key (None: a host file whose welcome is not read yet),
+the game id, the number of frames read, and the chain hash of frame 0."""
+
+
+def _owner(records: Sequence[tuple[int, bytes]]) -> _Owner | None:
+    """Who owns the file, from the header's seat and the frames read (None if
+    that is not known: no seat, or not even the hello)."""
     from lcnet import hashing, wire
 
     frames = [payload for kind, payload in records if kind == RecordKind.FRAME]
-    if not records or records[0][0] != RecordKind.HEADER or len(frames) < 2:
+    if not records or records[0][0] != RecordKind.HEADER or not frames:
         return None
     try:
         seat = ReplayHeader.from_payload(records[0][1]).seat
         hello = wire.decode_frame(frames[0], allow_unknown_fields=True).message
-        welcome = wire.decode_frame(frames[1], allow_unknown_fields=True).message
+        welcome = (
+            wire.decode_frame(frames[1], allow_unknown_fields=True).message
+            if len(frames) > 1
+            else None
+        )
     except (ReplayFileError, wire.MalformedFrame):
         return None
-    if not isinstance(hello, wire.Hello) or not isinstance(welcome, wire.Welcome):
+    if not isinstance(hello, wire.Hello):
         return None
-    key = {"joiner": hello.key, "host": welcome.key}.get(seat)
-    return None if key is None else (key, hashing.game_id(frames[0]), len(frames))
+    game, first = hashing.game_id(frames[0]), hashing.chain_hash(frames[0])
+    if seat == "joiner":
+        return hello.key, game, len(frames), first
+    if seat != "host":
+        return None
+    if welcome is None:
+        return None, game, len(frames), first
+    return (welcome.key, game, len(frames), first) if isinstance(welcome, wire.Welcome) else None
 
 
-def _owners_later_frame(raw: bytes, owner: tuple[bytes, bytes, int]) -> bool:
+def _owners_later_frame(raw: bytes, owner: _Owner) -> bool:
     """Whether ``raw`` is a frame of this game that the owner signed for a
-    position after the frames read before the bad record."""
+    position after the frames read before the bad record.
+
+    A host file cut before its welcome: the welcome itself, naming frame 0
+    as its ``prev`` and verified by the key it introduces. No bytes a player
+    chose can be it: the only such bytes before it are the joiner's hello,
+    whose chain hash that welcome quotes."""
     from lcnet import wire
 
-    key, game, count = owner
+    key, game, count, first = owner
     try:
         frame = wire.decode_frame(raw, allow_unknown_fields=True)
     except wire.MalformedFrame:
         return False
-    return (
-        frame.seq is not None and frame.seq >= count and frame.game == game and frame.signed_by(key)
-    )
+    if frame.seq is None or frame.seq < count or frame.game != game:
+        return False
+    if key is None:
+        message = frame.message
+        return (
+            isinstance(message, wire.Welcome)
+            and frame.seq == 1
+            and frame.prev == first
+            and frame.signed_by(message.key)
+        )
+    return frame.signed_by(key)
 
 
-def _owner_went_on(data: bytes, start: int, owner: tuple[bytes, bytes, int]) -> bool:
+def _owner_went_on(data: bytes, start: int, owner: _Owner) -> bool:
     """Whether the run from ``start`` holds a frame the owner signed later.
 
     A record cut off by the end of the file may hold a player's planted
@@ -739,7 +767,7 @@ def _owner_went_on(data: bytes, start: int, owner: tuple[bytes, bytes, int]) -> 
     return any(_owners_later_frame(raw, owner) for raw in run.frames_after)
 
 
-def _owner_frame_anywhere(data: bytes, bad: int, owner: tuple[bytes, bytes, int]) -> bool:
+def _owner_frame_anywhere(data: bytes, bad: int, owner: _Owner) -> bool:
     """Whether an intact FRAME record after ``bad`` holds a frame the owner
     signed later (within the scan's checksum budget)."""
     budget = scan_budget(len(data))
