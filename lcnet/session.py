@@ -669,6 +669,14 @@ class Session:
                 and isinstance(frame.message, wire.Welcome)
             ):
                 key = frame.message.key  # the host introduces its key in this very frame
+                holder = next((s for s, k in self.keys.items() if k == key), None)
+                if holder is not None:
+                    # A welcome carrying a key already known verifies only by that
+                    # key: its holder signed it. A live joiner drops it (its own
+                    # key); an observer names that holder, never the host.
+                    if self.seat is not None:
+                        continue
+                    seat = holder
             if key is None:
                 continue
             try:

@@ -545,7 +545,10 @@ def test_printable_is_unicode_14() -> None:
         wire.decode_frame(_hello(UNASSIGNED_IN_14))
 
 
-def test_a_welcome_with_the_joiner_s_own_key_is_a_violation_by_the_host() -> None:
+def test_a_welcome_with_the_joiner_s_own_key_is_the_joiner_s_frame() -> None:
+    """Only the joiner's key verifies it, so it is the joiner's (§5.4): a live
+    joiner drops it, and an auditor names the joiner, never the host (a
+    cheating joiner could put such a frame in its own file)."""
     key = nacl.signing.SigningKey(b"\x02" * 32)
     joiner = Session.joiner(key, b"\x03" * 32, name="Joe")
     hello = joiner.start().outgoing[0]
@@ -559,8 +562,9 @@ def test_a_welcome_with_the_joiner_s_own_key_is_a_violation_by_the_host() -> Non
         game=joiner.game_id,
     )
     step = joiner.receive(welcome.raw)
-    assert any(isinstance(e, DisputeRaised) and e.dispute.offender is HOST for e in step.events)
-    assert_invalid(audit.audit_frames([hello.raw, welcome.raw]), 1, HOST)
+    assert step.accepted is None and not any(isinstance(e, DisputeRaised) for e in step.events)
+    assert joiner.next_seq == 1 and joiner.dispute is None
+    assert_invalid(audit.audit_frames([hello.raw, welcome.raw]), 1, JOINER)
 
 
 # ------------------------------------------------------- §8.2: the coin nonces

@@ -192,3 +192,50 @@ def test_the_current_round_between_rounds_is_the_next_one(tmp_path: Path) -> Non
     )
     verdict = audit.audit_frames([*[f.raw for f in frames[:p]], dispute])
     assert verdict.kind is INCOMPLETE and _named(verdict) is None, verdict.summary
+
+
+def test_a_welcome_with_the_joiner_s_key_is_the_joiner_s_frame(match: Table) -> None:
+    # A welcome is verified by the key it carries: carrying the joiner's key,
+    # only the joiner can have signed it. The audit names the joiner, never
+    # the host (a cheating joiner's own file could hold such a frame).
+    frames = _frames(match)
+    hello = frames[0].message
+    assert isinstance(hello, wire.Hello)
+    welcome = frames[1].message
+    assert isinstance(welcome, wire.Welcome)
+    forged = wire.make_frame(
+        wire.Welcome(
+            v=welcome.v,
+            name="Hana",
+            key=hello.key,
+            suits=welcome.suits,
+            rounds=welcome.rounds,
+            coin=welcome.coin,
+        ),
+        match.keys[JOINER],
+        seq=1,
+        prev=frames[0].hash,
+        game=frames[1].game,
+    )
+    verdict = audit.audit_frames([frames[0].raw, forged.raw])
+    assert verdict.kind is INVALID and _named(verdict) is JOINER, verdict.summary
+    # A live joiner drops it: it is signed with its own key.
+    table = Table(Path(match.paths[HOST]).parent / "live", seed=11)
+    joiner = table.joiner
+    step = joiner.receive(
+        wire.make_frame(
+            wire.Welcome(
+                v=welcome.v,
+                name="Hana",
+                key=joiner.keys[JOINER],
+                suits=5,
+                rounds=1,
+                coin=welcome.coin,
+            ),
+            table.keys[JOINER],
+            seq=1,
+            prev=joiner.chain[0].hash,
+            game=joiner.game_id,
+        ).raw
+    )
+    assert step.accepted is None and joiner.dispute is None and joiner.next_seq == 1
