@@ -527,25 +527,35 @@ def file_verdict(contents: ReplayContents, prefix: Verdict) -> Verdict:
         prefix.notes.append(f"the file is also {contents.describe_damage()}")
         prefix.notes.extend(notes)
         return prefix
-    verdict = Verdict(
+    return _damaged(
+        contents,
+        f"DAMAGED: the file is {contents.describe_damage()}{_positions_after(contents)}; "
+        f"the intact part before the damage shows (for information only): {prefix.summary}",
+        prefix,
+        prefix,
+        notes,
+    )
+
+
+def _damaged(
+    contents: ReplayContents, summary: str, players: Verdict, prefix: Verdict, notes: list[str]
+) -> Verdict:
+    """A DAMAGED verdict: the players and options as ``players`` knows them,
+    the scores of the intact ``prefix`` (given for information)."""
+    return Verdict(
         kind=VerdictKind.DAMAGED,
         frames=prefix.frames,
-        summary=(
-            f"DAMAGED: the file is {contents.describe_damage()}{_positions_after(contents)}; "
-            f"the intact part before the damage shows (for information only): {prefix.summary}"
-        ),
-        names=prefix.names,
-        fingerprints=prefix.fingerprints,
-        options=prefix.options,
+        summary=summary,
+        names=players.names,
+        fingerprints=players.fingerprints,
+        options=players.options,
         round_scores=prefix.round_scores,
         totals=prefix.totals,
-        owed=None,
         torn=contents.torn,
         notes=notes,
         damage=list(contents.damage),
         prefix=prefix,
     )
-    return verdict
 
 
 def _unknown_notes(contents: ReplayContents) -> list[str]:
@@ -834,26 +844,18 @@ def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
             f"this file also ends in a record cut off at byte {contents.torn.offset}, so "
             "where its transcript ended is not shown"
         )
-    return Verdict(
-        kind=VerdictKind.DAMAGED,
-        frames=prefix.frames,
-        summary=(
-            f"DAMAGED: the file is {contents.describe_damage()}; {fix.source} fills it, "
-            f"but {why}. With them the transcript shows (for information only, not a "
-            f"claim against this file's owner): {merged.summary}"
-        ),
-        names=merged.names,
-        fingerprints=merged.fingerprints,
-        options=merged.options,
-        round_scores=prefix.round_scores,
-        totals=prefix.totals,
-        torn=contents.torn,
-        notes=[note],
-        damage=list(contents.damage),
-        prefix=prefix,
-        repaired=fix,
-        shows=merged,
+    verdict = _damaged(
+        contents,
+        f"DAMAGED: the file is {contents.describe_damage()}; {fix.source} fills it, "
+        f"but {why}. With them the transcript shows (for information only, not a "
+        f"claim against this file's owner): {merged.summary}",
+        merged,
+        prefix,
+        [note],
     )
+    verdict.repaired = fix
+    verdict.shows = merged
+    return verdict
 
 
 def _ranges(positions: Sequence[int]) -> str:

@@ -40,6 +40,14 @@ def _tail_hidden(target: Path, position: int) -> Path:
     return target
 
 
+def _gap_at(target: Path, position: int) -> Path:
+    """The host's sealed file with one byte of frame ``position`` flipped."""
+    data = bytearray(HOST.read_bytes())
+    data[_frame_records(bytes(data))[position] + 40] ^= 0x20
+    target.write_bytes(bytes(data))
+    return target
+
+
 def _twin(target: Path, frames: list[bytes]) -> Path:
     return write_replay(target, ReplayHeader(seat="joiner", created="x", software="x"), frames)
 
@@ -82,11 +90,7 @@ def test_a_twin_with_the_whole_match_still_leaves_a_hidden_tail_damaged(tmp_path
 
 
 def test_a_gap_between_own_frames_is_pinned_by_the_chain_and_repaired(tmp_path: Path) -> None:
-    data = bytearray(HOST.read_bytes())
-    starts = _frame_records(bytes(data))
-    data[starts[200] + 40] ^= 0x20
-    path = tmp_path / "host.lcnet"
-    path.write_bytes(bytes(data))
+    path = _gap_at(tmp_path / "host.lcnet", 200)
     verdict = audit.audit_pair(read_replay(path), read_replay(JOINER), ("host", "twin"))[0][0]
     assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
     assert verdict.repaired is not None and verdict.repaired.filled == [200]
@@ -96,11 +100,7 @@ def test_a_gap_between_own_frames_is_pinned_by_the_chain_and_repaired(tmp_path: 
 def test_a_forged_frame_in_the_gap_does_not_chain_and_is_not_spliced(tmp_path: Path) -> None:
     # The twin puts another frame at the damaged position: the host's own next
     # frame does not name it, so the repair fails and the file stays DAMAGED.
-    data = bytearray(HOST.read_bytes())
-    starts = _frame_records(bytes(data))
-    data[starts[200] + 40] ^= 0x20
-    path = tmp_path / "host.lcnet"
-    path.write_bytes(bytes(data))
+    path = _gap_at(tmp_path / "host.lcnet", 200)
     frames = read_replay(JOINER).frames
     forged = list(frames)
     forged[200] = frames[150]

@@ -23,6 +23,7 @@ from lcnet.net import LocalFailure, NetPeer
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
 from lcnet.session import Session, SessionFailed
+from replays.make_samples import NewerJoiner
 from tests.cheaters import Cheater, Table, Tamper, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -468,23 +469,9 @@ def _names(verdict: audit.Verdict, seat: Seat) -> bool:
     )
 
 
-class _NewerJoiner(Cheater):
-    """A joiner that announces protocol 1.1 and puts a field 1.0 does not know
-    in its coin frame (as §5.5 lets it)."""
-
-    def sign(self, message: wire.Message, header: Any = None) -> wire.Frame:
-        if isinstance(message, wire.Hello):
-            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
-        frame = super().sign(message, header)
-        if not isinstance(message, wire.Coin):
-            return frame
-        body = msgpack.unpackb(frame.body, raw=False)
-        body["zz"] = b"\x00\x00\x00\x01\x02\x00\x00\x00\x00"
-        packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
-        assert self.signing_key is not None
-        return wire.decode_frame(
-            wire.sign_frame(packed, self.signing_key), allow_unknown_fields=True
-        )
+class _NewerJoiner(NewerJoiner, Cheater):
+    """The samples' 1.1 joiner (a field 1.0 does not know in its coin frame, as
+    §5.5 lets it), relayed by the test table."""
 
 
 def _newer_table(tmp_path: Path, tamper: Tamper | None = None) -> Table:
@@ -517,7 +504,7 @@ def test_each_signer_s_announced_version_governs_its_own_frames(
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
     hello = wire.decode_frame(table.host.chain[0].raw)
     assert hello.message.v == [1, 1]  # type: ignore[attr-defined]
-    assert table.host.chain[2].unknown == frozenset({"zz"})
+    assert table.host.chain[2].unknown == frozenset({"note"})
 
 
 def test_a_field_from_a_signer_that_announced_1_0_proves_nothing(tmp_path: Path) -> None:
