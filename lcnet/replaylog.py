@@ -232,15 +232,13 @@ class ReplayContents:
         return bool(self.damage)
 
     def describe_damage(self) -> str:
-        """One line: where the damage is and how much intact data follows it."""
-        first = self.damage[0]
-        after = sum(d.records_after for d in self.damage)
-        frames = sum(len(d.frames_after) for d in self.damage)
-        more = f" (and {len(self.damage) - 1} more damaged places)" if len(self.damage) > 1 else ""
+        """One line: where the damaged span is and how much intact data follows it."""
+        (span,) = self.damage
         return (
-            f"damaged at bytes {first.offset}-{first.resumes_at - 1} ({first.reason}){more}, "
-            f"with {after} intact records after the damage ({frames} frames): not a torn "
-            "tail, which a crash leaves only at the end"
+            f"damaged at bytes {span.offset}-{span.resumes_at - 1} ({span.reason}), "
+            f"with {span.records_after} intact records after the damage "
+            f"({len(span.frames_after)} frames): not a torn tail, which a crash leaves only "
+            "at the end"
         )
 
 
