@@ -176,3 +176,27 @@ def test_the_minor_version_sample_is_valid(capsys: pytest.CaptureFixture[str]) -
     samples = Path(__file__).resolve().parent.parent / "replays"
     assert main(["audit", str(samples / "sample-minor-version-host.lcnet")]) == 0
     assert "VALID: 373 frames, sealed by both players" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("sample", "code"),
+    [("sample-incomplete-joiner.lcnet", 3), ("sample-complete-host.lcnet", 0)],
+)
+def test_a_closed_pipe_never_changes_the_verdict_s_exit_status(sample: str, code: int) -> None:
+    # `lcnet audit FILE | true` exited 1 (invalid) when the reader had gone away
+    # before the verdict was printed (issue 44, point 8).
+    import shlex
+    import subprocess
+    import sys
+
+    path = Path(__file__).resolve().parent.parent / "replays" / sample
+    command = f"{shlex.quote(sys.executable)} -m lcnet audit {shlex.quote(str(path))}"
+    for reader in ("true", "head -c 1 >/dev/null"):
+        done = subprocess.run(
+            ["bash", "-c", f"{command} | {reader}; exit ${{PIPESTATUS[0]}}"],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == code, (reader, done.stderr)
+        assert b"Traceback" not in done.stderr

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import sys
 from typing import Any
 
@@ -68,6 +71,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Judge, then print: the exit status is the verdict's even when the reader
+    of the output has gone away (``| head -1``, ``| true``)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = _judge(args)
+    try:
+        sys.stdout.write(buffer.getvalue())
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Silence the flush at exit too; the verdict stands.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return code
+
+
+def _judge(args: argparse.Namespace) -> int:
     paths = [args.file] if args.file2 is None else [args.file, args.file2]
     contents: list[ReplayContents] = []
     unreadable: dict[str, ReplayFileError] = {}
