@@ -113,3 +113,16 @@ def test_python_m_lcnet_without_its_packages_says_how_to_install(tmp_path: Path)
     assert "Traceback" not in done.stderr
     assert "is not installed, and lcnet needs it" in done.stderr
     assert "pip install -e ." in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("spec", "reason"),
+    [("hard:foo=1", "unknown mcts option(s) foo"), ("hard:time=abc", "not a number of seconds")],
+)
+def test_play_refuses_a_bad_bot_option_at_once(
+    capsys: pytest.CaptureFixture[str], spec: str, reason: str
+) -> None:
+    # It used to start the bot's process, which failed, and then wait 30 s for
+    # a host that could not be reached (issue 44, point 7).
+    assert main(["play", "--bot", spec]) == 1  # as host --bot and selfplay refuse it
+    assert reason in capsys.readouterr().err

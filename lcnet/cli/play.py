@@ -58,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     spec = args.bot or DEFAULT_BOT
     args.bot = None  # the person plays this side; the bot plays the other
-    player = player_from(args)
-    from lcnet.bots import parse_bot_spec
+    from lcnet.bots import make_bot
 
-    parse_bot_spec(spec)
+    # Make the bot once here, so that a bad name or option fails now with its
+    # reason, not later in the bot's own process (seen as a host that cannot
+    # be reached after the connect timeout).
+    make_bot(spec)
+    player = player_from(args)
     return asyncio.run(play_against_bot(spec=spec, options=options, player=player))
