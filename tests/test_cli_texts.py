@@ -126,3 +126,13 @@ def test_play_refuses_a_bad_bot_option_at_once(
     # a host that could not be reached (issue 44, point 7).
     assert main(["play", "--bot", spec]) == 1  # as host --bot and selfplay refuse it
     assert reason in capsys.readouterr().err
+
+
+def test_the_replays_readme_names_files_as_lcnet_does() -> None:
+    # It said DATE-TIME-GAMEID-SEAT.lcnet; the files are GAMEID-SEAT.lcnet
+    # (issue 44, point 15).
+    text = (Path(__file__).resolve().parent.parent / "replays" / "README.md").read_text()
+    patterns = re.findall(r"`([A-Z][A-Z-]*\.lcnet)`", text)
+    assert patterns == ["GAMEID-SEAT.lcnet"], patterns
+    examples = re.findall(r"`([0-9a-f]+-(?:host|joiner)\.lcnet)`", text)
+    assert examples and all(REAL_NAME.fullmatch(f"replays/{name}") for name in examples)
