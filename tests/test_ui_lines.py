@@ -231,3 +231,21 @@ def test_help_lists_hint() -> None:
     client = local_client()
     _code, out = run(client, ScriptInput(client, ["help"]))
     assert "hint (the bot's suggestion" in out
+
+
+def test_the_result_puts_the_winner_s_total_first() -> None:
+    # "Alice wins the match, 2 to 12" put the loser's total first (issue 44,
+    # point 15).
+    from types import SimpleNamespace
+
+    from lcnet.engine import Outcome
+    from lcnet.seat import Seat
+    from lcnet.ui.tracker import MatchTracker
+
+    me = SimpleNamespace(me=Seat.HOST, opponent="Alice")
+    lost = MatchTracker.outcome_text(me, Outcome((2, 12), 1), None)  # type: ignore[arg-type]
+    assert lost == "Alice wins the match, 12 to 2"
+    won = MatchTracker.outcome_text(me, Outcome((12, 2), 0), None)  # type: ignore[arg-type]
+    assert won == "you win the match, 12 to 2"
+    resigned = MatchTracker.outcome_text(me, Outcome((2, 12), 1), Seat.HOST)  # type: ignore[arg-type]
+    assert resigned == "you resigned: Alice wins (the score stood at you 2, Alice 12)"

@@ -413,16 +413,18 @@ class MatchTracker:
 
     def outcome_text(self, outcome: Outcome, resigned: Seat | None) -> str:
         me, other = int(self.me), int(self.me.other)
-        score = f"{outcome.totals[me]} to {outcome.totals[other]}"
+        mine, theirs = outcome.totals[me], outcome.totals[other]
+        # The winner's total comes first, as a result is read out.
         if resigned is not None:
+            stood = f"the score stood at you {mine}, {self.opponent} {theirs}"
             if resigned is self.me:
-                return f"you resigned: {self.opponent} wins (the score stood at {score})"
-            return f"{self.opponent} resigned: you win (the score stood at {score})"
+                return f"you resigned: {self.opponent} wins ({stood})"
+            return f"{self.opponent} resigned: you win ({stood})"
         if outcome.winner is None:
-            return f"the match is a draw, {score}"
+            return f"the match is a draw, {mine} to {theirs}"
         if outcome.winner == me:
-            return f"you win the match, {score}"
-        return f"{self.opponent} wins the match, {score}"
+            return f"you win the match, {mine} to {theirs}"
+        return f"{self.opponent} wins the match, {theirs} to {mine}"
 
     def saved_text(self) -> str:
         path = self.replay_path
