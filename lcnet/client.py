@@ -30,6 +30,9 @@ EXIT_DISPUTE: Final = 1
 """The match stopped on a dispute: a player broke the rules."""
 EXIT_UNFINISHED: Final = 3
 """The player quit an unfinished match (as ``lcnet audit`` calls a match that can go on)."""
+EXIT_NOT_STARTED: Final = 0
+"""The player stopped before any match started (a host that no one joined):
+nothing was played and there is nothing to continue, so nothing went wrong."""
 
 
 class Status(enum.Enum):

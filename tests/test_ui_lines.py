@@ -249,3 +249,26 @@ def test_the_result_puts_the_winner_s_total_first() -> None:
     assert won == "you win the match, 12 to 2"
     resigned = MatchTracker.outcome_text(me, Outcome((2, 12), 1), Seat.HOST)  # type: ignore[arg-type]
     assert resigned == "you resigned: Alice wins (the score stood at you 2, Alice 12)"
+
+
+def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
+    # A host quit while it waited exited 3 ("`lcnet resume` continues it")
+    # though no match had started and no file existed (issue 44, point 9).
+    from types import SimpleNamespace
+
+    import nacl.signing
+
+    from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, Status
+    from lcnet.seat import Seat
+    from lcnet.session import Session
+    from lcnet.ui.tracker import MatchTracker
+
+    session = Session.host(nacl.signing.SigningKey(b"\x01" * 32), b"\x02" * 32, name="Hana")
+    client = SimpleNamespace(
+        seat=Seat.HOST, session=session, status=Status.WAITING_FOR_PEER, replay_path=None
+    )
+    tracker = MatchTracker(client)  # type: ignore[arg-type]
+    assert not tracker.opponent_known
+    assert tracker.exit_code() == EXIT_NOT_STARTED == 0
+    session.keys[Seat.JOINER] = b"\x03" * 32  # once someone answered, it can go on
+    assert tracker.exit_code() == EXIT_UNFINISHED

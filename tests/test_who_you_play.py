@@ -22,7 +22,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import identity, net
 from lcnet.cli._netargs import StandardStreams
-from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
+from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, MatchClient, Status
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
@@ -318,7 +318,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
             ctx.term()
 
     code = asyncio.run(main())
-    assert code == EXIT_UNFINISHED
+    assert code == EXIT_NOT_STARTED  # no match started, no file: nothing to continue
     warning = flat(seen["warning"])
     assert identity.fingerprint(OLD_BOB) in warning
     assert identity.fingerprint(bytes(LocalPeer_key(31).verify_key)) in warning

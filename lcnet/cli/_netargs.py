@@ -27,7 +27,8 @@ BIND_HELP = (
 
 EXIT_CODES = f"""
 exit status:
-  0  the match was played to its end (or resigned)
+  0  the match was played to its end (or resigned), or you stopped before
+     any match started (no one joined: nothing to continue)
   1  a dispute (a player broke the rules), or another error
   2  the command line is wrong
   3  you left an unfinished match (`lcnet resume FILE` continues it)

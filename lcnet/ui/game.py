@@ -40,7 +40,7 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet import hashing, identity
 from lcnet.cards import HAND_SIZE, Card, Suit
-from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
+from lcnet.client import MatchClient, Status
 from lcnet.engine import Draw, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.events import DisputeRaised, MatchEnded, RoundVerified
@@ -1059,4 +1059,4 @@ async def run_tui(
     try:
         return await ui.run()
     except (EOFError, KeyboardInterrupt):
-        return EXIT_UNFINISHED if not ui.tracker.over else ui.tracker.exit_code()
+        return ui.tracker.exit_code()

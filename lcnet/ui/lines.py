@@ -26,7 +26,7 @@ import stat
 import threading
 from typing import Any, Final, TextIO
 
-from lcnet.client import EXIT_UNFINISHED, MatchClient, Update
+from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError, UserError
 from lcnet.events import RoundVerified
@@ -341,7 +341,7 @@ class LineGame:
         session = self.client.session
         if self.client.seat.other not in session.keys:
             self.say("leaving: the opponent never answered, so no match was started")
-            return EXIT_UNFINISHED
+            return EXIT_NOT_STARTED
         path = self.client.replay_path
         later = (
             f"continue it later with: lcnet resume {path}"

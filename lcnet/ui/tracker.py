@@ -22,7 +22,15 @@ from typing import Final
 
 from lcnet import hashing
 from lcnet.cards import Card, Suit
-from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient, Status, Update
+from lcnet.client import (
+    EXIT_DISPUTE,
+    EXIT_FINISHED,
+    EXIT_NOT_STARTED,
+    EXIT_UNFINISHED,
+    MatchClient,
+    Status,
+    Update,
+)
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import IllegalMoveError, IllegalReason, LcnetError
 from lcnet.events import (
@@ -235,6 +243,8 @@ class MatchTracker:
             return EXIT_DISPUTE
         if self.ended is not None or self.client.session.is_over:
             return EXIT_FINISHED
+        if not self.opponent_known:
+            return EXIT_NOT_STARTED  # no match, no file: nothing to continue
         return EXIT_UNFINISHED
 
     @property
