@@ -470,3 +470,21 @@ def test_no_hint_when_it_is_not_your_move() -> None:
         await quit_confirmed(ui, keys)
 
     assert play(client, scenario) == EXIT_UNFINISHED
+
+
+def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
+    # Esc waited for a longer key sequence (Meta-digit is the command line's
+    # own binding), so it took 1-1.5 s and a digit typed right after it was
+    # swallowed (issue 44, point 11). Esc and the digit arrive together here.
+    client = local_client()
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text(":")
+        await wait_until(ui, lambda: ui.app.layout.has_focus(ui.command), "the command line")
+        keys.send_text("\x1b2")
+        await wait_until(ui, lambda: ui.turn.selected == 1, "the second card chosen")
+        assert not ui.app.layout.has_focus(ui.command) and ui.command.text == ""
+        await quit_confirmed(ui, keys)
+
+    assert play(client, scenario) == EXIT_UNFINISHED

@@ -61,7 +61,7 @@ from lcnet.ui.board import (
     suit_class,
 )
 from lcnet.ui.fullscreen import Redrawn
-from lcnet.ui.keys import KeyRow, help_rows, key_bindings
+from lcnet.ui.keys import ESC_WAIT, KeyRow, help_rows, key_bindings
 from lcnet.ui.tracker import YOU, MatchTracker, RoundSummary, explain
 from lcnet.ui.turn import Confirm, Do, Effect, Say, Send, Stage, TurnInput
 
@@ -156,6 +156,7 @@ class GameUI(Redrawn):
         """The bot is searching for a hint (in a worker thread)."""
         self.command = Buffer(multiline=False, accept_handler=self._accept_command)
         self.app: Application[int] = self._build_app(input, output)
+        self.app.ttimeoutlen = ESC_WAIT
 
     # -- running
 

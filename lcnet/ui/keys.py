@@ -78,6 +78,12 @@ def pressed(event: KeyPressEvent) -> str:
     return key.value if isinstance(key, Keys) else key
 
 
+ESC_WAIT: Final = 0.05
+"""Seconds a terminal's lone Esc byte waits for the rest of an escape sequence
+(prompt_toolkit's ``ttimeoutlen``, 0.5 by default): a terminal sends a
+sequence's bytes together, so 50 ms tells them from a pressed Esc."""
+
+
 def key_bindings(
     ui: UI, rows: Iterable[KeyRow[UI, When]], filters: Mapping[When, Filter]
 ) -> KeyBindings:
@@ -86,7 +92,10 @@ def key_bindings(
     for row in rows:
         handler = _handler(ui, row)
         for key in row.keys:
-            bindings.add(key, filter=filters[row.when])(handler)
+            # Esc acts at once: it never waits to see whether it starts a longer
+            # sequence (Meta-digit in the command line), which took a second and
+            # swallowed a digit typed right after it.
+            bindings.add(key, filter=filters[row.when], eager=key == "escape")(handler)
     return bindings
 
 

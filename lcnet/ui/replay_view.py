@@ -53,6 +53,7 @@ from lcnet.ui.board import (
     spread,
 )
 from lcnet.ui.fullscreen import Redrawn
+from lcnet.ui.keys import ESC_WAIT
 from lcnet.ui.tracker import describe_turn
 
 if TYPE_CHECKING:
@@ -254,6 +255,7 @@ class ReplayViewer(Redrawn):
             output=output,
             color_depth=ColorDepth.DEPTH_1_BIT if self.monochrome else None,
         )
+        self.app.ttimeoutlen = ESC_WAIT
 
     @property
     def position(self) -> Position | None:
