@@ -887,6 +887,9 @@ class Comparison:
     lengths: tuple[int, int]
     equivocation: BadFrame | None
     summary: str
+    longer: int | None = None
+    """0 or 1: the file whose transcript goes on where the other's stops (the
+    other's frames are a prefix of it); ``None`` otherwise."""
 
 
 def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
@@ -916,6 +919,7 @@ def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
             None,
             f"the files agree on {common} frames; the {longer} goes on "
             f"to frame {max(len(a), len(b)) - 1}",
+            longer=0 if len(a) > len(b) else 1,
         )
     # Both have a frame at position `common`, and they differ.
     observer = Session.observer()

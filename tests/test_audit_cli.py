@@ -200,3 +200,20 @@ def test_a_closed_pipe_never_changes_the_verdict_s_exit_status(sample: str, code
         )
         assert done.returncode == code, (reader, done.stderr)
         assert b"Traceback" not in done.stderr
+
+
+def test_an_incomplete_file_beside_its_complete_twin_is_judged_by_the_twin(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # It exited 3 although the twin holds the whole valid match (issue 44,
+    # point 14): the shorter file's frames are the start of the longer's.
+    samples = Path(__file__).resolve().parent.parent / "replays"
+    short = str(samples / "sample-incomplete-joiner.lcnet")
+    whole = str(samples / "sample-complete-host.lcnet")
+    for files in ([short, whole], [whole, short]):
+        assert main(["audit", *files]) == 0
+        assert f"the pair is judged by {whole}" in capsys.readouterr().out
+    # Files of another match are compared no further; a proof in one stands.
+    other = str(samples / "sample-cheated-host.lcnet")
+    assert main(["audit", short, other]) == 1
+    assert "judged by" not in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -51,7 +52,9 @@ exit status: 0 valid, 1 invalid (a player is named: the proof of a fault),
 unreadable file, files of two matches or bad usage, 3 incomplete. With two
 files, or a damaged file whose intact part proves a fault, the strongest
 wins: 1 (a proof of a fault stands whatever else is wrong), then 2 (cannot
-be judged whole), then 3, then 0.
+be judged whole), then 3, then 0. When one file stops where the other goes
+on (its frames are the start of the other's), the pair is judged by the
+longer transcript: an incomplete file beside its own complete match is 0.
 
 examples:
   lcnet audit replays/3f2a9c1b-host.lcnet
@@ -134,6 +137,8 @@ def _judge(args: argparse.Namespace) -> int:
     # Precedence (audit.SEVERITY): proof of a fault (1), then a damaged file
     # or files of two matches (2), then incomplete (3), then valid (0).
     codes = [v.exit_code for v in verdicts]
+    if comparison is not None:
+        codes, comparison = _extended(codes, verdicts, comparison, paths)
     if comparison is not None and not comparison.same_match:
         codes.append(2)
     if comparison is not None and comparison.equivocation:
@@ -147,6 +152,29 @@ def _judge(args: argparse.Namespace) -> int:
         if comparison is not None:
             print(f"both files: {comparison.summary}")
     return code
+
+
+def _extended(
+    codes: list[int],
+    verdicts: list[audit.Verdict],
+    comparison: audit.Comparison,
+    paths: list[str],
+) -> tuple[list[int], audit.Comparison]:
+    """When one file's transcript is a prefix of the other's (the other went
+    on), the pair is judged by the longer transcript: the shorter file's
+    "incomplete" is no verdict on the match, only on where it stopped. A
+    proof of a fault in the shorter file (its evidence records) stands."""
+    longer = comparison.longer
+    if longer is None or any(v.damage for v in verdicts):
+        return codes, comparison
+    shorter = 1 - longer
+    if verdicts[shorter].kind is not audit.VerdictKind.INCOMPLETE:
+        return codes, comparison
+    summary = (
+        f"{comparison.summary}; the pair is judged by {paths[longer]}, whose transcript "
+        f"extends {paths[shorter]}'s"
+    )
+    return [codes[longer]], dataclasses.replace(comparison, summary=summary)
 
 
 def _named(path: str, exc: ReplayFileError) -> str:
