@@ -323,6 +323,9 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
     assert identity.fingerprint(OLD_BOB) in warning
     assert identity.fingerprint(bytes(LocalPeer_key(31).verify_key)) in warning
     assert "Waiting for the opponent" in flat(seen["after"])
+    # Before a match exists the footer offers no moves, typing or resigning
+    # (issue 44, point 15).
+    assert "R resign" not in flat(seen["after"]) and "q quit" in flat(seen["after"])
     refused = seen["refused"]
     assert isinstance(refused, net.Refused) and refused.exit_code == net.EXIT_REFUSED
     assert "not the one known here" in str(refused)

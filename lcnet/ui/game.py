@@ -799,7 +799,12 @@ class GameUI(Redrawn):
         return [("class:label", self._command_prompt_text())]
 
     def _status(self) -> StyleAndTextTuples:
-        keys = "q quit " if self.tracker.over else "? help  m moves  : type  R resign  q quit "
+        if self.tracker.over:
+            keys = "q quit "
+        elif not self.tracker.match_started:
+            keys = "? help  q quit "  # no moves to list, nothing to type or resign yet
+        else:
+            keys = "? help  m moves  : type  R resign  q quit "
         return spread([("class:status.turn", f" {self._state_text()}")], [("", keys)], self.width())
 
     def _state_text(self) -> str:
