@@ -488,3 +488,21 @@ def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
         await quit_confirmed(ui, keys)
 
     assert play(client, scenario) == EXIT_UNFINISHED
+
+
+def test_the_card_line_says_start_when_there_is_no_expedition_yet() -> None:
+    # It said "p: play on your red expedition" before there was one (issue 44,
+    # point 15).
+    client = local_client()
+    seen: dict[str, str] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text("1")
+        await wait_until(ui, lambda: ui.turn.selected == 0, "the first card chosen")
+        seen["card"] = str(ui.hand()[0])
+        seen["screen"] = "\n".join(render(ui.app))
+        await quit_confirmed(ui, keys)
+
+    play(client, scenario)
+    assert "p: start a " in seen["screen"] and "p: play on your" not in seen["screen"]

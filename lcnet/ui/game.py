@@ -739,11 +739,13 @@ class GameUI(Redrawn):
         view = self.view()
         fits = view is not None and view.can_play(card)
         suit = SUIT_NAMES[card.suit]
-        play = (
-            f"p: play on your {suit} expedition"
-            if fits
-            else f"(too low for your {suit} expedition)"
-        )
+        started = view is not None and bool(view.expeditions[view.seat][card.suit])
+        if not fits:
+            play = f"(too low for your {suit} expedition)"
+        elif started:
+            play = f"p: play on your {suit} expedition"
+        else:
+            play = f"p: start a {suit} expedition"  # there is none to play on yet
         return [
             (suit_class(card.suit), f"{card}"),
             (
