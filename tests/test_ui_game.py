@@ -506,3 +506,29 @@ def test_the_card_line_says_start_when_there_is_no_expedition_yet() -> None:
 
     play(client, scenario)
     assert "p: start a " in seen["screen"] and "p: play on your" not in seen["screen"]
+
+
+def test_a_host_waiting_for_its_opponent_again_shows_where_it_listens() -> None:
+    # A resumed host (or one whose opponent dropped) said where it listens
+    # only on stderr, behind the full screen (issue 44, point 10).
+    client = ScriptedClient(options=MatchOptions(rounds=1))
+    client.replay = Path("replays/match-host.lcnet")
+    client.addresses = ("127.0.0.1:48150", "[::1]:48150")  # type: ignore[attr-defined]
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        client.inject(Update(status=Status.DISCONNECTED))
+        await wait_until(ui, lambda: ui.tracker.status is Status.DISCONNECTED, "disconnected")
+        seen["lost"] = render(ui.app)
+        client.inject(Update(status=Status.WAITING_FOR_PEER))  # as a resumed host starts
+        await wait_until(ui, lambda: ui.tracker.status is Status.WAITING_FOR_PEER, "waiting")
+        seen["resumed"] = render(ui.app)
+        await quit_confirmed(ui, keys)
+
+    play(client, scenario)
+    resumed = " ".join(line.strip() for line in seen["resumed"])
+    assert "waiting for the opponent to connect; listening on 127.0.0.1:48150" in resumed
+    lost = " ".join(line.strip() for line in seen["lost"])
+    assert "listening on 127.0.0.1:48150 (and 1 more)" in lost
+    assert f"lcnet resume {client.replay}" in lost

@@ -520,9 +520,12 @@ class GameUI(Redrawn):
             parts = [first, tracker.stopped_text(), "press q to leave"]
             text = ". ".join(sentence(part) for part in parts if part) + "."
         elif tracker.status is Status.DISCONNECTED:
-            text = tracker.disconnected_text()
+            text = tracker.disconnected_text(self._listening())
         elif tracker.status in (Status.CONNECTING, Status.WAITING_FOR_PEER):
             text = tracker.status.value
+            listening = self._listening()
+            if listening is not None and tracker.board() is not None:
+                text += f"; listening on {listening}"  # a resumed host, on its board
         if not text:
             return []
         wrapped = textwrap.wrap(text, TEXT_WIDTH)[:BANNER_LINES]
@@ -535,6 +538,14 @@ class GameUI(Redrawn):
             lines.append("Read the fingerprints to each other: they must match what you see.")
         lines.append("(i shows them again at any time)")
         return lines
+
+    def _listening(self) -> str | None:
+        """Where a host listens (a resumed one too), for its banner; None for a joiner."""
+        addresses: tuple[str, ...] = getattr(self.client, "addresses", ())
+        if not addresses:
+            return None
+        more = f" (and {len(addresses) - 1} more)" if len(addresses) > 1 else ""
+        return f"{addresses[0]}{more}"
 
     def _join_lines(self) -> list[str]:
         """While a host waits: where the opponent can join it (the network peer says)."""

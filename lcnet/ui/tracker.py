@@ -378,13 +378,17 @@ class MatchTracker:
 
     # -- sentences
 
-    def disconnected_text(self) -> str:
+    def disconnected_text(self, listening: str | None = None) -> str:
+        """What to do while the opponent is away (``listening``: where a host
+        listens for it to reconnect)."""
         path = self.replay_path
         later = (
             f"or quit and continue later with: lcnet resume {path}"
             if path is not None
             else "or quit (this match is not saved, so it cannot be resumed)"
         )
+        if listening is not None:
+            return f"{self.opponent} is disconnected; listening on {listening}. Wait, {later}"
         return (
             f"{self.opponent} is disconnected. Wait: the match goes on when they reconnect; {later}"
         )
