@@ -224,18 +224,40 @@ def pick(games: Sequence[Game], choice: str) -> Game:
         if 1 <= index <= len(games):
             return games[index - 1]
         raise UserError(f"there is no game {index}: pick a number from 1 to {len(games)}")
-    wanted = choice.replace("-", "").upper()
+    wanted = choice.replace("-", "").replace(" ", "").upper()
+    whole = len(wanted) == len(hashing.fingerprint_digest(b"").hex())
     matches = [
         g
         for g in games
         if g.name.casefold() == choice.casefold()
-        or (len(wanted) >= 4 and g.fingerprint.replace("-", "").startswith(wanted))
+        or (whole and g.fingerprint.replace("-", "") == wanted)
     ]
     if len(matches) == 1:
         return matches[0]
+    if not matches and not whole and all(c in "0123456789ABCDEF" for c in wanted):
+        # A few hex digits: anyone on the network can make a key whose
+        # fingerprint starts with them in seconds, so a prefix picks nothing.
+        prefixed = [g for g in games if g.fingerprint.replace("-", "").startswith(wanted)]
+        if prefixed:
+            seen = ", ".join(_seen(g) for g in prefixed)
+            raise UserError(
+                f"{choice!r} is only the start of a fingerprint ({seen}): a key with a "
+                "fingerprint starting so is made in seconds, so pick a game by "
+                "its whole fingerprint (16 hex digits, as `lcnet games` shows) or by its number"
+            )
     if not matches:
-        raise UserError(f"no game found matches {choice!r} (a number, a name or a fingerprint)")
-    raise UserError(f"{len(matches)} games match {choice!r}: pick one by its number")
+        raise UserError(
+            f"no game found matches {choice!r} (a number, a name or a whole fingerprint)"
+        )
+    raise UserError(
+        f"{len(matches)} games match {choice!r} ({', '.join(_seen(g) for g in matches)}): "
+        "pick one by its number"
+    )
+
+
+def _seen(game: Game) -> str:
+    """A game as a list shows it: its player, address and fingerprint."""
+    return f"{game.name} at {game.where}, key {game.fingerprint}"
 
 
 def announced_key_check(game: Game, then: PeerCheck | None = None) -> PeerCheck:

@@ -146,10 +146,17 @@ def test_a_game_is_picked_by_number_name_or_fingerprint() -> None:
     assert [g.name for g in games] == ["Alice", "Zoe", "Bob"]  # joinable first
     assert discovery.pick(games, "2").name == "Zoe"
     assert discovery.pick(games, "zoe").name == "Zoe"
-    assert discovery.pick(games, "aaaa-bb").name == "Bob"
+    assert discovery.pick(games, "aaaa-bbbb-cccc-dddd").name == "Bob"
+    assert discovery.pick(games, "AAAABBBBCCCCDDDD").name == "Bob"
     for wrong in ("0", "4", "Carol", "3F"):
         with pytest.raises(discovery.UserError):
             discovery.pick(games, wrong)
+    # A fingerprint's start is ground in seconds (issue 44, point 1): it picks
+    # nothing, and the refusal names the games it matched.
+    for prefix in ("aaaa-bb", "AAAA-BBBB-CCCC"):
+        with pytest.raises(discovery.UserError, match="whole fingerprint") as refused:
+            discovery.pick(games, prefix)
+        assert "Bob at" in str(refused.value) and "AAAA-BBBB-CCCC-DDDD" in str(refused.value)
 
 
 def test_lcnet_games_with_nowhere_to_look_exits_4(

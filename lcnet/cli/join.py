@@ -51,7 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--pick",
         metavar="GAME",
         help="with no address: join this one of the games found (its number, its "
-        "player's name or fingerprint) without asking",
+        "player's name or its whole fingerprint, 16 hex digits) without asking",
     )
     add_player_arguments(parser, bot_help="let a built-in bot play this side")
     parser.set_defaults(func=run)
