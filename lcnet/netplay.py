@@ -28,6 +28,7 @@ from lcnet.bots import make_bot
 from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.errors import LocalProtocolError, UserError
 from lcnet.events import MatchOptions
+from lcnet.invocation import command
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
@@ -259,10 +260,10 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
     if session.is_over:
         player.say(f"match saved: {path}")
         if session.dispute is not None:
-            player.say(f"the match stopped on a dispute; check it with: lcnet audit {path}")
+            player.say(f"the match stopped on a dispute; check it with: {command()} audit {path}")
     else:
         player.say(f"match not finished; it is saved in {path}")
-        player.say(f"continue it later with: lcnet resume {path}")
+        player.say(f"continue it later with: {command()} resume {path}")
 
 
 async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) -> int:
@@ -456,10 +457,12 @@ async def resume_match(
     except Exception:  # the file's frames, or its side file, do not rebuild the match
         raise UserError(
             f"cannot resume {path}: its frames do not rebuild a match with its side file "
-            f"({path}.secret); check the file with: lcnet audit {path}"
+            f"({path}.secret); check the file with: {command()} audit {path}"
         ) from None
     if session.is_over:
-        raise UserError(f"the match in {path} is already over; see it with: lcnet replay {path}")
+        raise UserError(
+            f"the match in {path} is already over; see it with: {command()} replay {path}"
+        )
     extra = contents.header.extra
     writer, _ = ReplayWriter.reopen(path)
     for frame in due.outgoing:  # frames owed at the crash: record them before sending

@@ -53,6 +53,7 @@ from typing import Any, Final
 import msgpack
 
 from lcnet.errors import UserError
+from lcnet.invocation import command
 
 MAGIC: Final = b"\x89LCNET\r\n"
 """8 bytes; the high byte and CR-LF catch files mangled by text-mode transfers."""
@@ -838,7 +839,7 @@ def refuse_damaged(path: str | os.PathLike[str], contents: ReplayContents) -> No
     raise ReplayFileError(
         f"{path} is {contents.describe_damage()}. Resuming would cut the file at byte "
         f"{contents.damage[0].offset} and lose them, so it is left untouched. The other "
-        f"player's file of this match can repair it: lcnet audit {path} OTHER-FILE"
+        f"player's file of this match can repair it: {command()} audit {path} OTHER-FILE"
     )
 
 

@@ -136,3 +136,29 @@ def test_the_replays_readme_names_files_as_lcnet_does() -> None:
     assert patterns == ["GAMEID-SEAT.lcnet"], patterns
     examples = re.findall(r"`([0-9a-f]+-(?:host|joiner)\.lcnet)`", text)
     assert examples and all(REAL_NAME.fullmatch(f"replays/{name}") for name in examples)
+
+
+def test_the_hints_print_a_command_that_runs_here(tmp_path: Path) -> None:
+    # After the README's set-up, lcnet lives in .venv/bin and is not on the
+    # PATH, so a hint saying "lcnet audit FILE OTHER-FILE" did not run as
+    # printed (issue 44, point 13). It now names the program as started.
+    script = Path(sys.executable).parent / "lcnet"
+    assert script.exists(), "the suite runs in an environment where lcnet is installed"
+    damaged = ROOT / "replays" / "sample-damaged-host.lcnet"
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    started = os.path.relpath(script, ROOT)  # as the README's commands start it
+    for path, env, expected in (
+        (str(script), bare, f": {started} audit {damaged} OTHER-FILE"),
+        ("lcnet", {**bare, "PATH": f"{script.parent}:/usr/bin:/bin"}, f": lcnet audit {damaged}"),
+    ):
+        done = subprocess.run(
+            [path, "audit", str(damaged)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert expected in done.stdout, done.stdout

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from lcnet import audit
+from lcnet.invocation import command
 from lcnet.replaylog import ReplayContents, ReplayFileError, read_replay
 
 DESCRIPTION = """\
@@ -132,7 +133,7 @@ def _judge(args: argparse.Namespace) -> int:
         if verdicts[0].kind is audit.VerdictKind.DAMAGED:
             verdicts[0].notes.append(
                 "the other player's file of this match can repair it: "
-                f"lcnet audit {paths[0]} OTHER-FILE"
+                f"{command()} audit {paths[0]} OTHER-FILE"
             )
     # Precedence (audit.SEVERITY): proof of a fault (1), then a damaged file
     # or files of two matches (2), then incomplete (3), then valid (0).

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 from lcnet import replay
 from lcnet.errors import UsageError, UserError
+from lcnet.invocation import command
 from lcnet.replaylog import ReplayContents, read_replay
 from lcnet.seat import Seat
 
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"lcnet replay: {args.file} is {contents.describe_damage()}. Only the intact "
             f"part before the damage is shown ({len(contents.frames)} frames). The other "
-            f"player's file can repair it: lcnet audit {args.file} OTHER-FILE",
+            f"player's file can repair it: {command()} audit {args.file} OTHER-FILE",
             file=sys.stderr,
         )
     if args.analyze:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lcnet.addresses import parse_address
 from lcnet.cli._netargs import add_player_arguments, player_from, print_listening
+from lcnet.invocation import command
 from lcnet.netplay import resume_against_bot, resume_match, unfinished_matches
 from lcnet.replaylog import read_replay, refuse_damaged
 
@@ -71,7 +72,7 @@ def list_unfinished(replays: Path) -> int:
         for line in rest:
             print(f"    {line}")
     print()
-    print(f"Resume one with: lcnet resume FILE   (e.g. lcnet resume {found[0].path})")
+    print(f"Resume one with: {command()} resume FILE   (e.g. {command()} resume {found[0].path})")
     return 0
 
 

@@ -30,6 +30,7 @@ from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError, UserError
 from lcnet.events import RoundVerified
+from lcnet.invocation import command
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, check_choice, explain
 
@@ -344,7 +345,7 @@ class LineGame:
             return EXIT_NOT_STARTED
         path = self.client.replay_path
         later = (
-            f"continue it later with: lcnet resume {path}"
+            f"continue it later with: {command()} resume {path}"
             if path is not None
             else "this match is not saved, so it cannot be continued"
         )

@@ -43,6 +43,7 @@ from lcnet.events import (
     RoundVerified,
     TurnPlayed,
 )
+from lcnet.invocation import command
 from lcnet.seat import Seat
 from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
 
@@ -383,7 +384,7 @@ class MatchTracker:
         listens for it to reconnect)."""
         path = self.replay_path
         later = (
-            f"or quit and continue later with: lcnet resume {path}"
+            f"or quit and continue later with: {command()} resume {path}"
             if path is not None
             else "or quit (this match is not saved, so it cannot be resumed)"
         )
@@ -419,7 +420,7 @@ class MatchTracker:
             return "the opponent never answered, so no match was started"
         path = self.replay_path
         later = (
-            f"continue it later with: lcnet resume {path}"
+            f"continue it later with: {command()} resume {path}"
             if path is not None
             else "it was not saved, so it cannot be continued"
         )
@@ -475,7 +476,7 @@ class MatchTracker:
         evidence = (
             [
                 f"the evidence (every signed frame) is in: {path}",
-                f"check it with: lcnet audit {path}",
+                f"check it with: {command()} audit {path}",
             ]
             if path is not None
             else ["this match was not saved to a file, so there is no evidence file"]
