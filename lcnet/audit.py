@@ -421,7 +421,12 @@ def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[
         )
         if signer is None or not seq or seq >= len(chain):
             continue
-        if frame.unknown and observer.minors.get(signer, 0) <= wire.PROTOCOL_VERSION[1]:
+        announces = isinstance(frame.message, wire.Hello | wire.Welcome)  # its own version
+        if (
+            frame.unknown
+            and not announces
+            and observer.minors.get(signer, 0) <= wire.PROTOCOL_VERSION[1]
+        ):
             continue
         if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
             continue

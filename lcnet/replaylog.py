@@ -607,9 +607,20 @@ def parse_replay(data: bytes) -> ReplayContents:
             # file that holds such a frame, or else damaged to the end.
             owner = _owner(records)
             resume = _resynchronise(data, bad, None, whole_only=True)
-            if resume is not None and not (owner and _owner_went_on(data, resume, owner)):
+            # Before the owner's key is known (no frame yet, or a host's file
+            # with only the hello), the record at ``bad`` is one the owner wrote
+            # of its own (its hello, or its note or welcome after the hello):
+            # it holds no bytes the opponent chose, so a whole run after it can
+            # only be this file's records. (A host's file cut in the hello
+            # itself holds no match to resume.)
+            if (
+                resume is not None
+                and owner is not None
+                and owner[0] is not None
+                and not _owner_went_on(data, resume, owner)
+            ):
                 resume = None
-            if resume is None and owner is not None:
+            if resume is None:
                 crashed = not _owner_frame_anywhere(data, bad, owner)
         else:
             resume = _resynchronise(data, bad, own_end)
@@ -766,9 +777,11 @@ def _owner_went_on(data: bytes, start: int, owner: _Owner) -> bool:
     return any(_owners_later_frame(raw, owner) for raw in run.frames_after)
 
 
-def _owner_frame_anywhere(data: bytes, bad: int, owner: _Owner) -> bool:
+def _owner_frame_anywhere(data: bytes, bad: int, owner: _Owner | None) -> bool:
     """Whether an intact FRAME record after ``bad`` holds a frame the owner
-    signed later (within the scan's checksum budget)."""
+    signed later (within the scan's checksum budget). Before the owner's key
+    is known, the record at ``bad`` is the owner's own (see parse_replay), so
+    any intact record holding a transcript frame after it shows no crash."""
     budget = scan_budget(len(data))
     for match in _CANDIDATE.finditer(data, bad + 1):
         start = match.start()
@@ -780,9 +793,21 @@ def _owner_frame_anywhere(data: bytes, bad: int, owner: _Owner) -> bool:
         budget -= found[0] - start
         if budget < 0:
             return False
-        if _owners_later_frame(found[1][1:], owner):
+        if owner is None or owner[0] is None:
+            if _is_transcript_frame(found[1][1:]):
+                return True
+        elif _owners_later_frame(found[1][1:], owner):
             return True
     return False
+
+
+def _is_transcript_frame(raw: bytes) -> bool:
+    from lcnet import wire
+
+    try:
+        return wire.decode_frame(raw, allow_unknown_fields=True).seq is not None
+    except wire.MalformedFrame:
+        return False
 
 
 def _too_large(size: int) -> str:

@@ -305,3 +305,17 @@ def test_a_damaged_length_and_a_torn_end_do_not_hide_frames_the_honest_player_se
     assert 4 in case.intact_honest_positions
     violations = adversary.check(case)
     assert not violations, _report(case, violations)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [1009833, 1011790, 1022005, 1031427, 1043982],
+)
+def test_the_faults_the_100_000_match_run_found_stay_fixed(seed: int) -> None:
+    # bench/adversary.py --matches 100000 --seed 1000000 found 10 violating
+    # matches (2026-12-06): a second welcome announcing 1.1 kept as evidence
+    # was ignored by the audit (the joiner's proven dispute read as
+    # incomplete), and damage before the owner's key was known read as a torn
+    # tail that said the owner owed its hello or welcome. One of each seed shape.
+    case, violations, _doubts = adversary.run(seed)
+    assert not violations, _report(case, violations)
