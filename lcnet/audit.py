@@ -421,12 +421,7 @@ def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[
         )
         if signer is None or not seq or seq >= len(chain):
             continue
-        announces = isinstance(frame.message, wire.Hello | wire.Welcome)  # its own version
-        if (
-            frame.unknown
-            and not announces
-            and observer.minors.get(signer, 0) <= wire.PROTOCOL_VERSION[1]
-        ):
+        if observer.unannounced_fields(frame, signer) is not None:
             continue
         if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
             continue

@@ -448,7 +448,7 @@ class Session:
         author = self._author_of(frame)
         if author is None:
             return self._drop(step, "the frame's signature does not verify")
-        newer = self._unannounced_fields(frame, author)
+        newer = self.unannounced_fields(frame, author)
         if newer is not None:
             return self._drop(step, newer)
         off_chain = self._off_chain(frame)
@@ -619,7 +619,7 @@ class Session:
     def _allow_unknown(self) -> bool:
         return self.peer_minor > wire.PROTOCOL_VERSION[1]
 
-    def _unannounced_fields(self, frame: wire.Frame, author: Seat) -> str | None:
+    def unannounced_fields(self, frame: wire.Frame, author: Seat) -> str | None:
         """Why ``frame`` may not carry the fields it does, if it may not: only a
         signer that announced a newer minor version may add fields (§5.5), and
         it is the signer's own announcement that counts, not the other player's."""
