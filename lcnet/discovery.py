@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lcnet import __version__, hashing, identity, wire
+from lcnet import __version__, hashing, identity, names, wire
 from lcnet.errors import UserError
 from lcnet.net import EXIT_KEY_CHANGED, NetError, PeerCheck
 from lcnet.seat import Seat
@@ -102,6 +103,10 @@ class Game:
     rounds: int
     protocol: tuple[int, int]
     state: str
+    known: bool = False
+    """This player has played this name with this key before (known peers)."""
+    warnings: tuple[str, ...] = ()
+    """Why this game may not be who its name says (:func:`assess`), for every screen."""
 
     @property
     def address(self) -> str:
@@ -132,8 +137,12 @@ class Game:
         rounds = "round" if self.rounds == 1 else "rounds"
         return f"{self.suits} suits, {self.rounds} {rounds}"
 
-    def describe(self) -> str:
-        return f"{self.name}  {self.fingerprint}  {self.where}  {self.options()}  {self.status}"
+    def note(self) -> str:
+        """``known`` and the warnings (after a ``!``), as one short text."""
+        parts = ["known"] if self.known else []
+        if self.warnings:
+            parts.append("! " + "; ".join(self.warnings))
+        return " ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,6 +156,8 @@ class Game:
             "protocol": f"{self.protocol[0]}.{self.protocol[1]}",
             "state": self.state,
             "joinable": self.joinable,
+            "known": self.known,
+            "warnings": list(self.warnings),
             "instance": self.instance,
         }
 
@@ -211,13 +222,71 @@ def instance_label(name: str, fingerprint: str) -> str:
 
 
 def sort_games(games: Iterable[Game]) -> list[Game]:
-    """Joinable games first, then by name and address: the order lists are numbered in."""
-    return sorted(games, key=lambda g: (not g.joinable, g.name.casefold(), g.where, g.instance))
+    """Joinable games first, then by name (a known key first) and address: the
+    order lists are numbered in."""
+    return sorted(
+        games,
+        key=lambda g: (
+            not g.joinable,
+            g.name.casefold(),
+            not g.known,
+            g.where,
+            g.fingerprint,
+            g.instance,
+        ),
+    )
+
+
+def assess(games: Sequence[Game], known: Mapping[str, bytes]) -> list[Game]:
+    """``games`` marked against what this player knows (``known``: name → key) and
+    against each other: a game whose key is the one known for its name is
+    ``known``; warnings say when its name is known with another key, looks
+    like a known name or like another game's name, or mixes scripts."""
+    known_names = list(known)
+    marked = []
+    for game in games:
+        warnings = []
+        key = known.get(game.name)
+        is_known = key is not None and hashing.fingerprint(key) == game.fingerprint
+        if key is not None and not is_known:
+            warnings.append(f"not the key known for {game.name}")
+        alike = names.lookalikes(game.name, known_names)
+        if alike:
+            warnings.append(f"looks like {' / '.join(alike)}, known here")
+        if names.mixes_scripts(game.name):
+            warnings.append(f"mixes scripts ({', '.join(sorted(names.scripts(game.name)))})")
+        others = [
+            g
+            for g in games
+            if g.fingerprint != game.fingerprint and names.look_alike(g.name, game.name)
+        ]
+        if others:
+            keys = len({g.fingerprint for g in others}) + 1
+            warnings.append(f"{keys} keys answer as {game.name!r} or a look-alike")
+        marked.append(dataclasses.replace(game, known=is_known, warnings=tuple(warnings)))
+    return marked
+
+
+class NeedsConfirmation(UserError):
+    """A game was picked by a name that may not be who it says: ask the player first."""
+
+    def __init__(self, game: Game, reason: str) -> None:
+        super().__init__(
+            f"{reason}. Pick it by its number or whole fingerprint if you are sure, after "
+            "checking the fingerprint with the player you mean (`lcnet id` shows it)"
+        )
+        self.game = game
+        self.reason = reason
 
 
 def pick(games: Sequence[Game], choice: str) -> Game:
     """The game ``choice`` names: its number in the list, its player's name, or
-    the start of its fingerprint."""
+    its whole fingerprint.
+
+    A name picks only a game that is alone in answering to it or to a name
+    that looks like it; a flagged game (:attr:`Game.warnings`) picked by name
+    raises :class:`NeedsConfirmation` instead.
+    """
     choice = choice.strip()
     if choice.isdigit():
         index = int(choice)
@@ -226,15 +295,39 @@ def pick(games: Sequence[Game], choice: str) -> Game:
         raise UserError(f"there is no game {index}: pick a number from 1 to {len(games)}")
     wanted = choice.replace("-", "").replace(" ", "").upper()
     whole = len(wanted) == len(hashing.fingerprint_digest(b"").hex())
-    matches = [
-        g
-        for g in games
-        if g.name.casefold() == choice.casefold()
-        or (whole and g.fingerprint.replace("-", "") == wanted)
-    ]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches and not whole and all(c in "0123456789ABCDEF" for c in wanted):
+    if whole:
+        by_key = [g for g in games if g.fingerprint.replace("-", "") == wanted]
+        if len(by_key) == 1:
+            return by_key[0]
+        if by_key:  # one key at several addresses
+            raise UserError(
+                f"{len(by_key)} games have the key {by_key[0].fingerprint} "
+                f"({', '.join(_seen(g) for g in by_key)}): pick one by its number"
+            )
+    by_name = [g for g in games if names.look_alike(g.name, choice)]
+    if len(by_name) == 1:
+        game = by_name[0]
+        if game.name.casefold() != choice.casefold():
+            raise NeedsConfirmation(
+                game,
+                f"no game is named {choice!r}, but {_seen(game)} has a name that looks "
+                "like it: it may be someone else",
+            )
+        if game.warnings:
+            raise NeedsConfirmation(
+                game,
+                f"{_seen(game)} is flagged ({'; '.join(game.warnings)}): it may not be who "
+                "the name says",
+            )
+        return game
+    if len(by_name) > 1:
+        raise UserError(
+            f"{len(by_name)} games answer to {choice!r} or a name that looks like it "
+            f"({', '.join(_seen(g) for g in by_name)}): someone may be posing as another. "
+            "Pick one by its number or whole fingerprint, after checking the fingerprint "
+            "with the player you mean (`lcnet id` shows it)"
+        )
+    if not whole and wanted and all(c in "0123456789ABCDEF" for c in wanted):
         # A few hex digits: anyone on the network can make a key whose
         # fingerprint starts with them in seconds, so a prefix picks nothing.
         prefixed = [g for g in games if g.fingerprint.replace("-", "").startswith(wanted)]
@@ -245,14 +338,7 @@ def pick(games: Sequence[Game], choice: str) -> Game:
                 "fingerprint starting so is made in seconds, so pick a game by "
                 "its whole fingerprint (16 hex digits, as `lcnet games` shows) or by its number"
             )
-    if not matches:
-        raise UserError(
-            f"no game found matches {choice!r} (a number, a name or a whole fingerprint)"
-        )
-    raise UserError(
-        f"{len(matches)} games match {choice!r} ({', '.join(_seen(g) for g in matches)}): "
-        "pick one by its number"
-    )
+    raise UserError(f"no game found matches {choice!r} (a number, a name or a whole fingerprint)")
 
 
 def _seen(game: Game) -> str:
@@ -446,7 +532,7 @@ class Announcer:
         from zeroconf import ServiceInfo
 
         assert self._zc is not None
-        server = f"lcnet-{self.fingerprint.replace('-', '').lower()[:12]}-{self.port}.local."
+        server = f"{server_prefix(self.fingerprint)}{self.port}.local."
         info = ServiceInfo(
             SERVICE_TYPE,
             f"{label}.{SERVICE_TYPE}",
@@ -498,6 +584,124 @@ class Announcer:
 # ------------------------------------------------------------ searching
 
 
+TYPE_A: Final = 1
+TYPE_TXT: Final = 16
+TYPE_AAAA: Final = 28
+TYPE_SRV: Final = 33
+CLASS_IN: Final = 1
+"""DNS record types and class (RFC 1035, 2782, 3596), to read the answers kept."""
+
+
+def decode_txt(data: bytes) -> dict[bytes, bytes | None]:
+    """A TXT record's ``key=value`` strings (RFC 6763 §6: the first of a key counts)."""
+    properties: dict[bytes, bytes | None] = {}
+    at = 0
+    while at < len(data):
+        size = data[at]
+        item = data[at + 1 : at + 1 + size]
+        at += 1 + size
+        key, sep, value = item.partition(b"=")
+        if key and key.lower() not in {k.lower() for k in properties}:
+            properties[key] = value if sep else None
+    return properties
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the network answered for one service instance name, every answer kept.
+
+    A name should have one answer, but anyone on the LAN can answer for any
+    name (multicast DNS is not authenticated): two hosts that both claim a
+    name each leave a TXT record (whose ``fp`` says whose game it is) and a
+    service record (where to connect).
+    """
+
+    instance: str
+    texts: tuple[bytes, ...]
+    services: tuple[tuple[str, int], ...]
+    """(target host name, port) of each service record."""
+    addresses: Mapping[str, tuple[str, ...]]
+    """Each target host name's addresses."""
+
+
+def games_from_answer(answer: Answer, machine: Sequence[Interface] = ()) -> list[Game]:
+    """Every game ``answer`` describes: one per announced key and place to connect.
+
+    A TXT record is paired with the service records whose target is the
+    host name an lcnet host of that key gives itself (``lcnet-FINGERPRINT…``),
+    or, when none is, with every service record: a listing then shows every
+    pair, each with its fingerprint, and a wrong pair is refused when joined
+    (the host must sign with the announced key).
+    """
+    if not answer.instance.isprintable():
+        return []  # no lcnet host gives such a name (control characters, …)
+    games: dict[tuple[str, str], Game] = {}
+    for text in answer.texts:
+        records = answer.services
+        fingerprint = decode_txt(text).get(b"fp") or b""
+        prefix = server_prefix(fingerprint.decode("ascii", errors="replace"))
+        own = [(server, port) for server, port in records if server.lower().startswith(prefix)]
+        for server, port in own or records:
+            addresses = prefer_reachable(answer.addresses.get(server.lower(), ()), machine)
+            game = game_from_record(answer.instance, decode_txt(text), addresses, port)
+            if game is not None:
+                games.setdefault((game.fingerprint, game.where), game)
+    return list(games.values())
+
+
+def server_prefix(fingerprint: str) -> str:
+    """The start of the host name an lcnet host with this key announces (``lcnet-…``)."""
+    return f"lcnet-{fingerprint.replace('-', '').lower()[:12]}-"
+
+
+MAX_RECORDS: Final = 10_000
+"""The most answers one search keeps (a flood of records costs no more memory)."""
+
+
+class _Answers:
+    """Every answer the network gave during a search, kept as it arrived.
+
+    Kept here rather than read from zeroconf's cache at the end: a record
+    sent with the cache-flush bit evicts the other answers for its name, so
+    a copycat flushing the host's records could otherwise hide them.
+    """
+
+    def __init__(self) -> None:
+        self.texts: dict[str, dict[bytes, None]] = {}
+        self.services: dict[str, dict[tuple[str, int], None]] = {}
+        self.addresses: dict[str, dict[str, None]] = {}
+        self.count = 0
+
+    def add(self, record: Any) -> None:
+        if self.count >= MAX_RECORDS or record.ttl == 0:  # a goodbye adds nothing
+            return
+        key = record.name.lower()
+        if record.type == TYPE_TXT and key.endswith(SERVICE_TYPE.lower()):
+            self.texts.setdefault(key, {})[record.text] = None
+        elif record.type == TYPE_SRV and key.endswith(SERVICE_TYPE.lower()):
+            self.services.setdefault(key, {})[(record.server, record.port)] = None
+        elif record.type in (TYPE_A, TYPE_AAAA):
+            try:
+                ip = ipaddress.ip_address(record.address)
+            except ValueError:
+                return
+            scope = getattr(record, "scope_id", None)
+            text = f"{ip}%{scope}" if ip.version == 6 and scope else str(ip)
+            self.addresses.setdefault(key, {})[text] = None
+        else:
+            return
+        self.count += 1
+
+    def answer(self, name: str) -> Answer:
+        key = name.lower()
+        services = tuple(self.services.get(key, {}))
+        addresses = {
+            server.lower(): tuple(self.addresses.get(server.lower(), {})) for server, _ in services
+        }
+        texts = tuple(self.texts.get(key, {}))
+        return Answer(name.removesuffix("." + SERVICE_TYPE), texts, services, addresses)
+
+
 async def find_games(
     seconds: float = DEFAULT_LOOK_SECONDS,
     *,
@@ -506,10 +710,18 @@ async def find_games(
 ) -> list[Game]:
     """The games announced on the local network, after listening ``seconds``.
 
-    Looks on :func:`browse_interfaces` (or ``interfaces``). ``on_found`` is
-    told of each game as soon as it is resolved.
+    Looks on :func:`browse_interfaces` (or ``interfaces``). Every answer for a
+    name is kept (:func:`games_from_answer`); an answer that is not a usable
+    lcnet game (bad names, control characters, missing fields) is left out.
+    ``on_found`` is told of each game as soon as it is resolved.
     """
-    from zeroconf import ServiceStateChange, Zeroconf
+    from zeroconf import (
+        BadTypeInNameException,
+        RecordUpdate,
+        RecordUpdateListener,
+        ServiceStateChange,
+        Zeroconf,
+    )
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
     machine = machine_interfaces()
@@ -521,36 +733,56 @@ async def find_games(
             "`lcnet join ADDRESS`"
         )
     aiozc = AsyncZeroconf(interfaces=list(where))
-    found: dict[str, Game] = {}
+    answers = _Answers()
+
+    class Collector(RecordUpdateListener):
+        def async_update_records(
+            self, zc: Zeroconf, now: float, records: list[RecordUpdate]
+        ) -> None:
+            for update in records:
+                answers.add(update.new)
+
+    aiozc.zeroconf.async_add_listener(Collector(), None)
+    names_seen: dict[str, None] = {}
+    told: set[tuple[str, str]] = set()
     pending: set[asyncio.Task[None]] = set()
     loop = asyncio.get_running_loop()
 
+    def games_of(name: str) -> list[Game]:
+        return games_from_answer(answers.answer(name), machine)
+
     async def resolve(name: str) -> None:
-        info = AsyncServiceInfo(SERVICE_TYPE, name)
-        if not await info.async_request(aiozc.zeroconf, 3000):
-            return
-        instance = name.removesuffix("." + SERVICE_TYPE)
-        addresses = prefer_reachable(info.parsed_scoped_addresses(), machine)
-        game = game_from_record(instance, info.properties, addresses, info.port)
-        if game is None:
-            return
-        found[name] = game
+        try:
+            info = AsyncServiceInfo(SERVICE_TYPE, name)
+        except BadTypeInNameException:
+            return  # a name no lcnet host gives (control characters, …)
+        await info.async_request(aiozc.zeroconf, 3000)
         if on_found is not None:
-            on_found(game)
+            for game in games_of(name):
+                if (game.fingerprint, game.where) not in told:
+                    told.add((game.fingerprint, game.where))
+                    on_found(game)
+
+    def finished(task: asyncio.Task[None]) -> None:
+        pending.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved, so never reported as unretrieved; the game is left out
 
     def changed(
         zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
     ) -> None:
         if state_change is ServiceStateChange.Removed:
-            found.pop(name, None)
+            names_seen.pop(name, None)
             return
+        names_seen[name] = None
         task = loop.create_task(resolve(name))
         pending.add(task)
-        task.add_done_callback(pending.discard)
+        task.add_done_callback(finished)
 
     browser = AsyncServiceBrowser(aiozc.zeroconf, [SERVICE_TYPE], handlers=[changed])
     try:
         await asyncio.sleep(seconds)  # the search's listening time, as asked
+        games = [game for name in names_seen for game in games_of(name)]
     finally:
         await browser.async_cancel()
         for task in list(pending):
@@ -559,7 +791,7 @@ async def find_games(
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await aiozc.async_close()
-    return sort_games(found.values())
+    return sort_games(games)
 
 
 def look(seconds: float = DEFAULT_LOOK_SECONDS) -> tuple[list[Game], float]:

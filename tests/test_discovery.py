@@ -8,6 +8,7 @@ searches that need a network run in tests/test_lan.py inside namespaces.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 
@@ -240,3 +241,101 @@ def test_the_announced_key_lets_the_right_host_through(tmp_path: Path) -> None:
         assert joiner.peer.failure is None and joiner.session.sealed
 
     asyncio.run(main_())
+
+
+def txt(fields: dict[str, str]) -> bytes:
+    """A TXT record's bytes: length-prefixed ``key=value`` strings (RFC 6763 §6)."""
+    items = [f"{k}={v}".encode() for k, v in fields.items()]
+    return b"".join(bytes([len(item)]) + item for item in items)
+
+
+ROGUE_FP = "AAAA-BBBB-CCCC-DDDD"
+
+
+def announced(name: str, fingerprint: str) -> bytes:
+    return txt(discovery.txt_record(name, fingerprint, 5, 3, "waiting"))
+
+
+def test_every_answer_for_one_name_is_listed_with_its_own_key_and_address() -> None:
+    # The host and a copycat both answer for "Alice (3F2A-9C1B)" (issue 44, point 3).
+    host = discovery.server_prefix(FP) + "48150.local."
+    answer = discovery.Answer(
+        "Alice (3F2A-9C1B)",
+        texts=(announced("Alice", FP), announced("Alice", ROGUE_FP)),
+        services=((host, 48150), ("rogue.local.", 4000)),
+        addresses={host.lower(): ("192.168.1.20",), "rogue.local.": ("192.168.1.66",)},
+    )
+    found = {(g.fingerprint, g.where) for g in discovery.games_from_answer(answer, MACHINE)}
+    # The host's record goes with its own service; the copycat's, which names
+    # no host of its key, with every service (joining a wrong pair is refused).
+    assert found == {
+        (FP, "192.168.1.20:48150"),
+        (ROGUE_FP, "192.168.1.20:48150"),
+        (ROGUE_FP, "192.168.1.66:4000"),
+    }
+
+
+def test_a_txt_record_is_read_as_rfc_6763_says() -> None:
+    data = txt({"name": "Alice", "fp": FP}) + b"\x04flag" + txt({"NAME": "Mallory"})
+    assert discovery.decode_txt(data) == {b"name": b"Alice", b"fp": FP.encode(), b"flag": None}
+    assert discovery.decode_txt(b"\x09truncated") == {b"truncated": None}
+
+
+def test_games_are_marked_against_the_known_peers_and_each_other(tmp_path: Path) -> None:
+    alice = identity.load_identity(tmp_path / "alice")
+    real = game(name="Alice", fingerprint=alice.fingerprint)
+    twin = game(name="Alice", fingerprint=ROGUE_FP, addresses=("192.168.1.66",))
+    cyrillic = game(name="Alicе", fingerprint="1111-2222-3333-4444", port=4002)
+    bob = game(name="Bob", fingerprint="5555-6666-7777-8888", port=4003)
+    known = {"Alice": alice.public_key}
+
+    marked = {g.port: g for g in discovery.assess([real, bob], known)}
+    assert marked[real.port].known and marked[real.port].warnings == ()
+    assert not marked[bob.port].known and marked[bob.port].warnings == ()
+    assert marked[real.port].note() == "known" and marked[bob.port].note() == ""
+
+    marked = {(g.fingerprint, g.port): g for g in discovery.assess([real, twin, cyrillic], known)}
+    mine, copy, lookalike = (marked[g.fingerprint, g.port] for g in (real, twin, cyrillic))
+    assert mine.known and mine.warnings == ("3 keys answer as 'Alice' or a look-alike",)
+    assert not copy.known and copy.warnings[0] == "not the key known for Alice"
+    assert "looks like Alice, known here" in lookalike.warnings
+    assert "mixes scripts (CYRILLIC, LATIN)" in lookalike.warnings
+    assert all(g.to_json()["warnings"] == list(g.warnings) for g in (mine, copy, lookalike))
+
+
+def test_a_name_picks_only_an_unflagged_game_that_alone_answers_to_it() -> None:
+    alice, bob = game(name="Alice"), game(name="Bob", fingerprint="5555-6666-7777-8888")
+    assert discovery.pick([alice, bob], "alice") is alice
+    # A look-alike is never picked by the name it imitates, nor by its own,
+    # without the player confirming it.
+    cyrillic = game(name="Alicе", fingerprint=ROGUE_FP)
+    with pytest.raises(discovery.NeedsConfirmation, match="looks like it") as asked:
+        discovery.pick([cyrillic, bob], "Alice")
+    assert asked.value.game is cyrillic
+    flagged = discovery.assess([cyrillic, bob], {})
+    with pytest.raises(discovery.NeedsConfirmation, match="mixes scripts"):
+        discovery.pick(flagged, "Alicе")
+    # Two games that answer to one name (or a look-alike): a name picks neither.
+    twin = game(name="Alice", fingerprint=ROGUE_FP, addresses=("192.168.1.66",))
+    for games in ([alice, twin], [alice, cyrillic]):
+        with pytest.raises(discovery.UserError, match="2 games answer to 'Alice'"):
+            discovery.pick(games, "Alice")
+    # The number or the whole fingerprint still picks any of them.
+    assert discovery.pick([alice, twin], ROGUE_FP) is twin
+    assert discovery.pick([alice, cyrillic], "2") is cyrillic
+
+
+def test_an_answer_whose_name_holds_control_characters_is_left_out() -> None:
+    server = discovery.server_prefix(FP) + "48150.local."
+    answer = discovery.Answer(
+        "Ev\x1b[31mil\x07",
+        texts=(announced("Evil", FP),),
+        services=((server, 48150),),
+        addresses={server.lower(): ("192.168.1.20",)},
+    )
+    assert discovery.games_from_answer(answer, MACHINE) == []
+    clean = dataclasses.replace(answer, instance="Evil (3F2A-9C1B)")
+    assert [g.name for g in discovery.games_from_answer(clean, MACHINE)] == ["Evil"]
+    # A TXT record's name with control characters is no game either.
+    bad = dataclasses.replace(clean, texts=(announced("Ev\x1bil", FP),))
+    assert discovery.games_from_answer(bad, MACHINE) == []

@@ -246,3 +246,121 @@ def test_a_host_stopped_with_ctrl_c_says_goodbye_to_the_network(lan: Lan, tmp_pa
             await stop(watcher)
 
     asyncio.run(main())
+
+
+ROGUE = """
+import asyncio, json, socket, sys
+from zeroconf import DNSAddress, DNSOutgoing, DNSPointer, DNSService, DNSText
+from zeroconf.asyncio import AsyncZeroconf
+
+TYPE, RESPONSE, IN, FLUSH = "_lcnet._tcp.local.", 0x8400, 1, 0x8000
+
+def txt(fields):
+    items = [f"{k}={v}".encode() for k, v in fields.items()]
+    return b"".join(bytes([len(item)]) + item for item in items)
+
+async def main():
+    address, answers = sys.argv[1], json.loads(sys.argv[2])
+    zc = AsyncZeroconf(interfaces=[address])
+    print("announcing", flush=True)
+
+    async def shout():  # unasked answers, with the cache-flush bit, four times a second
+        while True:
+            out = DNSOutgoing(RESPONSE)
+            for a in answers:
+                name = a["instance"] + "." + TYPE
+                out.add_answer_at_time(DNSPointer(TYPE, 12, IN, 120, name), 0)
+                out.add_answer_at_time(
+                    DNSService(name, 33, IN | FLUSH, 120, 0, 0, a["port"], "rogue.local."), 0)
+                out.add_answer_at_time(DNSText(name, 16, IN | FLUSH, 120, txt(a["txt"])), 0)
+            out.add_answer_at_time(
+                DNSAddress("rogue.local.", 1, IN | FLUSH, 120, socket.inet_aton(address)), 0)
+            zc.zeroconf.async_send(out)
+            await asyncio.sleep(0.25)
+
+    task = asyncio.create_task(shout())
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    task.cancel()
+    await zc.async_close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
+    lan: Lan, tmp_path: Path
+) -> None:
+    """Issue 44, points 2–4: a LAN neighbour announces a game under the host's
+    own service name with another key, one under a look-alike name, and one
+    with control characters in its name and TXT record. The joiner, who has
+    played Alice before, sees every game for what it is, no byte of the
+    rogue's reaches its terminal, a pick by the name is refused, and the game
+    picked by Alice's fingerprint is Alice's."""
+    alice = identity.set_name("Alice", tmp_path / "h" / "home")
+    identity.trust_peer("Alice", alice.public_key, tmp_path / "j" / "home")
+    rogue_fp = "AAAA-BBBB-CCCC-DDDD"
+
+    def txt(name: str) -> dict[str, str]:
+        return dict(name=name, fp=rogue_fp, suits="5", rounds="3", v="1.0", state="waiting")
+
+    answers = [
+        {"instance": f"Alice ({alice.fingerprint[:9]})", "port": 4000, "txt": txt("Alice")},
+        {"instance": "Alicе (AAAA-BBBB)", "port": 4001, "txt": txt("Alicе")},
+        {"instance": "Ev\x1b[31mil\x07\r", "port": 4002, "txt": txt("Evil")},
+        {"instance": "Evil two", "port": 4003, "txt": txt("Ev\x1b[2Jil\x07")},
+    ]
+
+    async def main() -> None:
+        host, port = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
+        rogue = await asyncio.create_subprocess_exec(
+            *Lan.exec_in(lan.a),
+            sys.executable,
+            "-c",
+            ROGUE,
+            ADDRESS_A,
+            json.dumps(answers),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=lcnet_env(tmp_path / "rogue"),
+        )
+        try:
+            assert rogue.stdout is not None
+            async with asyncio.timeout(DEADLINE):
+                assert b"announcing" in await rogue.stdout.readline()
+            games = await spawn_in(lan.b, ["games", "--json", "--timeout", "3"], tmp_path / "j")
+            code, out, err = await finish(games)
+            assert code == 0, err
+            assert "\x1b" not in out + err and "\x07" not in out + err and "Traceback" not in err
+            listed = json.loads(out)
+            real = [g for g in listed if g["fingerprint"] == alice.fingerprint]
+            assert [(g["name"], g["port"], g["known"]) for g in real] == [("Alice", port, True)]
+            assert real[0]["warnings"] == ["2 keys answer as 'Alice' or a look-alike"]
+            rogues = [g for g in listed if g["fingerprint"] == rogue_fp]
+            assert {g["port"] for g in rogues} >= {4000, 4001}, listed
+            assert all(g["warnings"] and not g["known"] for g in rogues), listed
+            assert {g["name"] for g in listed} == {"Alice", "Alicе"}, "no control character"
+
+            by_name = await spawn_in(
+                lan.b, [*join_args(tmp_path / "j"), "--pick", "Alice"], tmp_path / "j"
+            )
+            code, _, err = await finish(by_name)
+            assert code == 1 and "games answer to 'Alice'" in err, err
+            assert "\x1b" not in err and "Traceback" not in err
+
+            args = [*join_args(tmp_path / "j"), "--pick", alice.fingerprint, *TIMING_ARGS]
+            joiner = await spawn_in(lan.b, args, tmp_path / "j")
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            assert f"connecting to Alice at {ADDRESS_A}:{port}" in err
+            host_code, _, host_err = await finish(host)
+            assert host_code == 0, host_err
+        finally:
+            await stop(host)
+            if rogue.returncode is None:
+                await finish(rogue, b"")
+            await stop(rogue)
+        verdict = audit.audit_file(replay_file(tmp_path / "j"))
+        assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+
+    asyncio.run(main())

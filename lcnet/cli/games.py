@@ -56,9 +56,13 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _look(seconds: float) -> list[Game]:
+    """The games found, marked against the known peers (:func:`discovery.assess`)."""
+    from lcnet import identity
+
     if not 0 < seconds <= 600:
         raise UsageError(f"--timeout must be more than 0 and at most 600 seconds, not {seconds:g}")
-    return asyncio.run(discovery.find_games(seconds))
+    games = asyncio.run(discovery.find_games(seconds))
+    return discovery.sort_games(discovery.assess(games, identity.known_peers()))
 
 
 def _none_found(seconds: float) -> NoGamesFound:
@@ -73,7 +77,7 @@ def _none_found(seconds: float) -> NoGamesFound:
 def listing(games: list[Game]) -> str:
     """The numbered list, one game a line."""
     rows = [
-        (f"{i}.", g.name, g.fingerprint, g.where, g.options(), g.status)
+        (f"{i}.", g.name, g.fingerprint, g.where, g.options(), g.status, g.note())
         for i, g in enumerate(games, 1)
     ]
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
@@ -81,6 +85,12 @@ def listing(games: list[Game]) -> str:
         "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in rows
     )
+
+
+FLAGGED = (
+    "! marks a game that may not be who its name says: anyone on the network can "
+    "announce any name. Check the fingerprint with the player you mean (`lcnet id` shows it)."
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     elif games:
         print(f"{len(games)} game(s) on the local network:")
         print(listing(games))
+        if any(g.warnings for g in games):
+            print(FLAGGED)
         print("join one with: lcnet join (and pick it), or lcnet join ADDRESS:PORT", flush=True)
     if not games:
         raise _none_found(args.timeout)
@@ -120,6 +132,8 @@ def join_found(args: argparse.Namespace) -> int:
         raise _none_found(seconds)
     _say(f"{len(games)} game(s) found:")
     print(listing(games), file=sys.stderr, flush=True)
+    if any(g.warnings for g in games):
+        print(FLAGGED, file=sys.stderr, flush=True)
     game = _choose(games, args.pick)
     if not game.joinable:
         raise UserError(
@@ -135,7 +149,10 @@ def join_found(args: argparse.Namespace) -> int:
 
 def _choose(games: list[Game], choice: str | None) -> Game:
     if choice is not None:
-        return discovery.pick(games, choice)
+        game = discovery.pick(games, choice)
+        if game.warnings:
+            _say(f"joining a flagged game, as picked: {'; '.join(game.warnings)}")
+        return game
     if not sys.stdin.isatty():
         raise UsageError(
             "standard input is not a terminal, so no game was picked: join one with "
@@ -153,6 +170,25 @@ def _choose(games: list[Game], choice: str | None) -> Game:
         if not answer and len(games) == 1:
             answer = "1"
         try:
-            return discovery.pick(games, answer)
+            game = discovery.pick(games, answer)
+        except discovery.NeedsConfirmation as exc:
+            game, why = exc.game, exc.reason
         except UserError as exc:
             print(exc, file=sys.stderr, flush=True)
+            continue
+        else:
+            if not game.warnings:
+                return game
+            why = f"{game.name} at {game.where} is flagged: {'; '.join(game.warnings)}"
+        if _confirmed(why):
+            return game
+
+
+def _confirmed(why: str) -> bool:
+    """Whether the player, told ``why``, still wants the game (typing ``yes``)."""
+    print(why, file=sys.stderr, flush=True)
+    try:
+        answer = input("join it anyway? type yes to join, anything else to pick again: ")
+    except EOFError:
+        raise UserError("no game picked") from None
+    return answer.strip().lower() == "yes"
