@@ -57,6 +57,9 @@ class Update:
     """Why the client stops now (a refusal, an unreachable host): the one reason to show."""
     warning: LcnetError | None = None
     """A peer refused without stopping (a host turning away a known name with a new key)."""
+    caution: str | None = None
+    """The opponent's name may not be who it says (it looks like a known name, or
+    mixes scripts): shown wherever the opponent's identity is."""
 
 
 class MatchClient(Protocol):

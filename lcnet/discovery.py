@@ -355,7 +355,7 @@ def announced_key_check(game: Game, then: PeerCheck | None = None) -> PeerCheck:
     otherwise ``then`` (trust on first use) checks the name and key as usual.
     """
 
-    def check(seat: Seat, name: str, key: bytes) -> None:
+    def check(seat: Seat, name: str, key: bytes) -> str | None:
         presented = hashing.fingerprint(key)
         if seat is Seat.HOST and presented != game.fingerprint:
             raise AnnouncedKeyMismatch(
@@ -365,8 +365,7 @@ def announced_key_check(game: Game, then: PeerCheck | None = None) -> PeerCheck:
                 "address, or the announcement was forged; nothing was played. Ask the "
                 "player you meant to join for their fingerprint (`lcnet id`)."
             )
-        if then is not None:
-            then(seat, name, key)
+        return None if then is None else then(seat, name, key)
 
     return check
 

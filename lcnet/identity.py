@@ -27,7 +27,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -566,21 +566,40 @@ def game_ledger(home: Path | None = None) -> Callable[[bytes], bool]:
     return fresh
 
 
+def name_caution(name: str, known: Iterable[str]) -> str | None:
+    """Why a new peer's ``name`` may not be who it says, given the ``known`` names."""
+    from lcnet import names
+
+    reasons = []
+    alike = names.lookalikes(name, known)
+    if alike:
+        reasons.append(f"it looks like {' / '.join(repr(n) for n in alike)}, known here")
+    if names.mixes_scripts(name):
+        reasons.append(f"it mixes scripts ({', '.join(sorted(names.scripts(name)))})")
+    if not reasons:
+        return None
+    return f"the name {name!r} may not be who it says: {'; '.join(reasons)}"
+
+
 def tofu_check(
     home: Path | None = None, *, accept_new_key: str | None = None
-) -> Callable[[Seat, str, bytes], None]:
+) -> Callable[[Seat, str, bytes], str | None]:
     """Trust on first use against the known-peers file; a changed key refuses the peer
     (:class:`KeyChanged`), unless it is ``accept_new_key`` (a fingerprint the player
-    accepted explicitly), which then replaces the known key."""
+    accepted explicitly), which then replaces the known key. A new name that looks
+    like a known one, or mixes scripts, is played but returns a caution to show."""
     accepted = normalize_fingerprint(accept_new_key) if accept_new_key else None
 
-    def check(seat: Seat, name: str, key: bytes) -> None:
+    def check(seat: Seat, name: str, key: bytes) -> str | None:
+        known = known_peers(home)
         result = check_peer(name, key, home)
+        if result.status is PeerStatus.NEW:
+            return name_caution(name, known)
         if result.status is not PeerStatus.CHANGED:
-            return
+            return None
         if accepted is not None and accepted == result.fingerprint:
             trust_peer(name, key, home)
-            return
+            return None
         raise KeyChanged(result)
 
     return check

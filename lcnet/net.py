@@ -142,7 +142,10 @@ class LocalFailure(NetError):
         )
 
 
-PeerCheck = Callable[[Seat, str, bytes], None]
+PeerCheck = Callable[[Seat, str, bytes], str | None]
+"""Checks a peer's name and key when it first shows them: raises to refuse the
+peer, or returns a caution to show with its name (a look-alike of a known
+name), or ``None``."""
 """Called with the peer's seat, name and key before the match goes on; raises
 :class:`UserError` to refuse the peer (e.g. a changed key)."""
 
@@ -445,7 +448,9 @@ class NetPeer:
 
     def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
         if self._peer_check is not None and seat not in self._session.keys:
-            self._peer_check(seat, name, key)
+            caution = self._peer_check(seat, name, key)
+            if caution is not None:
+                self._updates.put_nowait(Update(caution=caution))
 
     def _on_control(self, frame: wire.Frame) -> None:
         message = frame.message

@@ -233,6 +233,46 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
     assert files(alice / "r") == [] and files(tmp_path / "impostor" / "replays") == []
 
 
+def test_a_look_alike_of_a_known_name_is_played_with_a_caution_beside_its_name(
+    tmp_path: Path,
+) -> None:
+    """Issue 44, point 2: "Bоb" (a Cyrillic о) is not Bob, whom the joiner
+    knows; it is a new name, so it plays, but the caution stands beside it."""
+    alice = tmp_path / "alice"
+    remember(alice / "home", "Bob", OLD_BOB)
+
+    async def main() -> tuple[int, str, str]:
+        proc, port = await spawn_host(tmp_path / "copycat", extra=["--name", "Bоb"])
+        try:
+            joiner = await spawn(
+                ["join", f"{LOOPBACK}:{port}", "--replays", str(alice / "r"), *TIMING_ARGS],
+                alice / "home",
+                alice,
+                typed=True,
+            )
+            code, out, err = await finish(joiner, b"board\nquit\n")
+        finally:
+            await stop(proc)
+        return code, out, err
+
+    code, out, err = asyncio.run(main())
+    assert code == EXIT_UNFINISHED, err
+    caution = "the name 'Bоb' may not be who it says: it looks like 'Bob', known here"
+    assert f"CAUTION: {caution}" in out
+    assert f"  ! {caution}; it mixes scripts (CYRILLIC, LATIN)" in out  # with its fingerprint
+    assert out.index("opponent: Bоb") < out.index(f"  ! {caution}")
+
+
+def test_a_new_name_like_no_known_one_gets_no_caution(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    remember(home, "Bob", OLD_BOB)
+    check = identity.tofu_check(home)
+    other = bytes(nacl.signing.SigningKey(b"\x22" * 32).verify_key)
+    assert check(Seat.HOST, "Carol", other) is None
+    assert check(Seat.HOST, "Bob", OLD_BOB) is None  # known, with its key
+    assert "looks like 'Bob'" in (check(Seat.HOST, "Bоb", other) or "")
+
+
 def test_accepting_the_new_key_explicitly_plays_and_remembers_it(tmp_path: Path) -> None:
     alice = tmp_path / "alice"
     remember(alice / "home", "Bob", OLD_BOB)

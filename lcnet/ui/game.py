@@ -533,7 +533,12 @@ class GameUI(Redrawn):
 
     def _identities(self) -> list[str]:
         """Both players' key fingerprints, to read aloud to each other before playing."""
-        lines = [clip(line, TEXT_WIDTH - 2) for line in self.tracker.identity_lines()]
+        lines = []
+        for line in self.tracker.identity_lines():
+            if line.startswith("  ! "):  # a caution about the opponent's name: all of it
+                lines.extend(textwrap.wrap(line, TEXT_WIDTH - 2, subsequent_indent="    "))
+            else:
+                lines.append(clip(line, TEXT_WIDTH - 2))
         if self.tracker.opponent_known:
             lines.append("Read the fingerprints to each other: they must match what you see.")
         lines.append("(i shows them again at any time)")

@@ -153,6 +153,8 @@ class MatchTracker:
         self.status: Status = client.status
         self.error: str | None = None
         """A failure of the connection itself (the client raised)."""
+        self.cautions: list[str] = []
+        """Why the opponent's name may not be who it says (:attr:`Update.caution`)."""
         self.last_notice: str | None = None
         """The client's last notice (when it gives up, it says why in one)."""
         self.failure: LcnetError | None = None
@@ -275,6 +277,9 @@ class MatchTracker:
         if update.warning is not None:
             self.warnings.append(update.warning)
             out.append(str(update.warning))
+        if update.caution is not None:
+            self.cautions.append(update.caution)
+            out.append(f"CAUTION: {update.caution}")
         return out
 
     def _event(self, event: object) -> list[str]:
@@ -406,6 +411,8 @@ class MatchTracker:
                 lines.append(f"{who} ({seat}), not connected yet")
             else:
                 lines.append(f"{who} ({seat}), key {hashing.fingerprint(key)}")
+            if seat is not self.me:
+                lines.extend(f"  ! {caution}" for caution in self.cautions)
         return lines
 
     @property
