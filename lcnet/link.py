@@ -56,6 +56,11 @@ class Timing:
     """The joiner gives up if the host never answers within this time."""
     end_grace: float = 3.0
     """After the match ends, how long to stay to deliver or re-send the last frames."""
+    opening_timeout: float = 20.0
+    """A new host whose opponent takes the opening (coin, seeds, deal) no step
+    further for this long gives up on it and waits for another opponent: one
+    hello that goes no further must not hold the host (a real opening takes
+    well under a second)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,8 @@ class Match:
     """Whether this side speaks next, so that a resignation can be signed now."""
     over: bool = False
     dispute: bool = False
+    opening: bool = False
+    """Whether the first round's deal is still being made (no move yet)."""
 
 
 # ------------------------------------------------------------------ actions
@@ -138,6 +145,12 @@ class Redial:
 
 
 @dataclass(frozen=True)
+class AbandonOpening:
+    """A new host's opponent took the opening no step further within
+    :attr:`Timing.opening_timeout`: turn it away and wait for another."""
+
+
+@dataclass(frozen=True)
 class ConnectTimedOut:
     """The host never answered within the connect timeout: the adapter stops
     (and calls :meth:`Link.fail`)."""
@@ -154,6 +167,7 @@ Action = (
     | Resign
     | PeerCaughtUp
     | Redial
+    | AbandonOpening
     | ConnectTimedOut
 )
 
@@ -199,6 +213,11 @@ class Link:
         self._ping_n = 0
         self._redial_at: float | None = None
         """A joiner's connection dropped and ZeroMQ has not said it redials: when to."""
+        self._fresh = seat is Seat.HOST
+        """A host of a new match (not resumed): it may give up on a stalled opening."""
+        self._frames = 0
+        self._progress_at = now
+        """When the transcript last grew (see :attr:`Timing.opening_timeout`)."""
 
     # -- time
 
@@ -225,6 +244,18 @@ class Link:
         self._next_tick = now + self.timing.ping_interval
         silent = now - self._last_heard
         joiner = self.seat is Seat.JOINER
+        self._progress(now, match)
+        if (
+            self._fresh
+            and match.opening
+            and match.opponent_known
+            and not (match.our_turn or match.over or match.dispute)
+            and now - self._progress_at > self.timing.opening_timeout
+        ):
+            # The next opponent starts afresh.
+            self._frames, self._progress_at, self._last_heard = 0, now, now
+            self._resent_at, self._last_sync, self.resign_pending = [], -math.inf, False
+            return [*actions, AbandonOpening(), *self._set(Status.WAITING_FOR_PEER)]
         if not match.opponent_known:
             # No opponent yet. A host waits as long as it takes; a joiner
             # whose hello gets no answer gives up after the connect timeout.
@@ -247,6 +278,7 @@ class Link:
         """The adapter runs: a new joiner says hello; a resumed side catches up."""
         if self.seat is Seat.JOINER and match.frames == 0:
             return [Begin()]
+        self._fresh = self._fresh and match.frames == 0
         if match.frames:
             return [*self._sync(now, match, force=True), ResendLastOwn()]
         return []
@@ -256,6 +288,7 @@ class Link:
         if self.closed:
             return []
         self._last_heard = now
+        self._progress(now, match)
         if self.status in _WAITING and match.opponent_known:
             return self._set(Status.PLAYING)
         return []
@@ -264,6 +297,7 @@ class Link:
         """The session took a step (its frames sent, its events shown)."""
         if self.closed:
             return []
+        self._progress(now, match)
         if match.dispute:
             actions = self._set(Status.DISPUTE)
         elif match.over:
@@ -348,6 +382,10 @@ class Link:
         return actions
 
     # -- helpers
+
+    def _progress(self, now: float, match: Match) -> None:
+        if match.frames != self._frames:
+            self._frames, self._progress_at = match.frames, now
 
     def _sync(self, now: float, match: Match, *, force: bool) -> list[Action]:
         if not match.frames:

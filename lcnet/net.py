@@ -50,7 +50,7 @@ from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL
 from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
 from lcnet.link import Link, Match
 from lcnet.link import Timing as Timing
-from lcnet.replaylog import ReplayWriter
+from lcnet.replaylog import ReplayWriter, delete_secret
 from lcnet.seat import Seat
 from lcnet.session import Session, SessionFailed
 
@@ -142,6 +142,10 @@ class LocalFailure(NetError):
         )
 
 
+Restart = Callable[[], tuple[Session, Callable[[Session], ReplayWriter]]]
+"""A host's new match (a fresh session and the way to open its replay file),
+to wait in for another opponent when an opening stalls."""
+
 PeerCheck = Callable[[Seat, str, bytes], str | None]
 """Checks a peer's name and key when it first shows them: raises to refuse the
 peer, or returns a caution to show with its name (a look-alike of a known
@@ -186,6 +190,7 @@ class NetPeer:
         signing_key: nacl.signing.SigningKey | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        restart: Restart | None = None,
     ) -> None:
         if session.seat is None:
             raise LocalProtocolError("a network peer plays a seat")
@@ -202,6 +207,9 @@ class NetPeer:
         self._peer_check = peer_check
         self._fresh_game = fresh_game
         """For a host: whether a game id is new to it (and from now on, not new)."""
+        self._restart = restart
+        """For a host: a new match to wait in when an opening stalls (see
+        :attr:`Timing.opening_timeout`); without it, the host stops instead."""
         key = signing_key or session.signing_key
         if key is None:
             raise LocalProtocolError("a network peer needs its signing key")
@@ -459,6 +467,16 @@ class NetPeer:
             if self._seat is Seat.JOINER and session.next_seq <= 1:
                 self._fail(Refused(f"the host turned this peer away: {message.reason}"))
             elif (
+                self._seat is Seat.JOINER
+                and session.opening
+                and frame.game == session.game_id
+                and (host_key := session.keys.get(Seat.HOST)) is not None
+                and frame.signed_by(host_key)
+            ):
+                # The host gave up on this match's opening (it stalled): nothing
+                # was played, and the host waits for another opponent.
+                self._fail(Refused(f"the host stopped this match: {message.reason}"))
+            elif (
                 self._seat is Seat.HOST
                 and len(session.chain) <= 2
                 and frame.game == session.game_id
@@ -560,6 +578,7 @@ class NetPeer:
             our_turn=session.speaker is self._seat,
             over=session.is_over,
             dispute=session.dispute is not None,
+            opening=session.opening,
         )
 
     def _apply(self, actions: list[link.Action]) -> None:
@@ -593,6 +612,35 @@ class NetPeer:
                     self._redial()
                 case link.ConnectTimedOut():
                     self._fail(Unreachable(UNREACHABLE_TEXT))
+                case link.AbandonOpening():
+                    self._abandon_opening()
+
+    def _abandon_opening(self) -> None:
+        """The opponent took the opening no further: turn it away, drop the files
+        of a match in which nothing was played, and wait for another opponent."""
+        seconds = self._timing.opening_timeout
+        name = self._session.names.get(Seat.JOINER, "the opponent")
+        if self._peer_ident is not None:
+            self._turn_away(
+                self._peer_ident,
+                f"the match's opening went no further for {seconds:g} s; this host "
+                "gave up on it and waits for another opponent",
+            )
+        path = self.replay_path
+        if self._writer is not None and path is not None:
+            self._writer.close()
+            path.unlink(missing_ok=True)
+            delete_secret(path)
+        self._writer = None
+        if self._restart is None:
+            self._fail(Refused(f"{name} took the opening no further for {seconds:g} s"))
+            return
+        self._session, self._open_writer = self._restart()
+        self._peer_ident = None
+        self._notice(
+            f"{name} took the opening no further for {seconds:g} s: nothing was played, "
+            "no file kept; waiting for another opponent"
+        )
 
     async def _pump_loop(self) -> None:
         """Feed the link the clock and (a joiner's) connection events, and act on them."""

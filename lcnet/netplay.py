@@ -32,6 +32,7 @@ from lcnet.invocation import command
 from lcnet.net import (
     CLOSE_LINGER_MS,
     NetPeer,
+    Refused,
     Timing,
     bind_host,
     bound_host,
@@ -247,9 +248,15 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
     session = peer.session
     if path is None:
         return
-    if peer.seat.other not in session.keys or (len(session.chain) <= 2 and not session.is_over):
+    stopped = session.opening and isinstance(peer.failure, Refused)
+    if (
+        peer.seat.other not in session.keys
+        or (len(session.chain) <= 2 and not session.is_over)
+        or stopped
+    ):
         # The opponent never answered (a lone hello), or the joiner never went
-        # past the host's welcome (it refused it, or went away): no match started.
+        # past the host's welcome (it refused it, or went away), or the host
+        # gave up on a stalled opening: no match started.
         path.unlink(missing_ok=True)
         delete_secret(path)
         return
@@ -314,10 +321,8 @@ async def host_match(
     refuse_empty_input(player)
     check_replays_dir(player.replays)
     me = _load_identity(player)
-    master = deal.new_master_secret()
-    session = Session.host(me.signing_key, master, name=me.name, options=options)
     context = zmq.asyncio.Context()
-    announcer: discovery.Announcer | None = None
+    announcers: list[discovery.Announcer] = []
     try:
         sock, actual = bind_host(context, bind, port)
         addresses = join_addresses(bound_host(sock), actual)
@@ -331,10 +336,20 @@ async def host_match(
             "suits": options.suits,
             "rounds": options.rounds,
         }
-        open_writer = _writer_factory(player, master, extra)
-        if announce:
-            announcer = _announce(sock, actual, me, options, player)
-            open_writer = _withdrawing(announcer, open_writer)
+
+        def new_match() -> tuple[Session, Callable[[Session], ReplayWriter]]:
+            """A fresh match to wait in (again, after a stalled opening), announced."""
+            master = deal.new_master_secret()
+            session = Session.host(me.signing_key, master, name=me.name, options=options)
+            open_writer = _writer_factory(player, master, extra)
+            if announce:
+                announcer = _announce(sock, actual, me, options, player, again=bool(announcers))
+                if announcer is not None:
+                    announcers.append(announcer)
+                open_writer = _withdrawing(announcer, open_writer)
+            return session, open_writer
+
+        session, open_writer = new_match()
         peer = NetPeer(
             session,
             sock,
@@ -342,11 +357,12 @@ async def host_match(
             timing=player.timing,
             peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
             fresh_game=identity.game_ledger(player.home),
+            restart=new_match,
         )
         peer.addresses = tuple(addresses)
         return await run_client(peer, player)
     finally:
-        if announcer is not None:
+        for announcer in announcers:
             await announcer.aclose()  # the goodbye, also on errors and Ctrl-C
         context.destroy(linger=CLOSE_LINGER_MS)
 
@@ -357,11 +373,16 @@ def _announce(
     me: identity.Identity,
     options: MatchOptions,
     player: Player,
+    *,
+    again: bool = False,
 ) -> discovery.Announcer | None:
-    """Start announcing the game where the socket is bound (none for loopback)."""
+    """Start announcing the game where the socket is bound (none for loopback);
+    ``again``: after a stalled opening, quietly (a full screen may own the terminal)."""
     bound = bound_host(sock)
     interfaces = discovery.announce_interfaces(bound)
     if not interfaces:
+        if again:
+            return None
         player.say(
             f"not announced on the local network: bound to {bound}, which no other "
             "machine can reach through an interface of this one"
@@ -374,7 +395,7 @@ def _announce(
         port=port,
         suits=options.suits,
         rounds=options.rounds,
-        say=player.say,
+        say=(lambda _: None) if again else player.say,
     )
     announcer.start()
     return announcer

@@ -113,6 +113,24 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+_OPENING: Final = frozenset(
+    {
+        Phase.HELLO,
+        Phase.WELCOME,
+        Phase.COIN,
+        Phase.COMMIT_HOST,
+        Phase.COMMIT_JOINER,
+        Phase.PASS_1,
+        Phase.PASS_2,
+        Phase.PASS_3,
+        Phase.PASS_4,
+        Phase.KEYS_JOINER,
+        Phase.KEYS_HOST,
+    }
+)
+"""The phases of a deal: before the first move, the match's opening."""
+
+
 @dataclass(frozen=True, slots=True)
 class Transition:
     """One row of the state machine: who speaks in a phase, what, and what follows.
@@ -308,6 +326,11 @@ class Session:
         return session, step
 
     # -- state queries
+
+    @property
+    def opening(self) -> bool:
+        """Whether the match's first deal is still being made (no move played yet)."""
+        return self.phase in _OPENING and self.round_number <= 1
 
     @property
     def is_over(self) -> bool:

@@ -364,3 +364,58 @@ def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
 
     asyncio.run(main())
+
+
+STALLER = """
+import asyncio, sys
+import nacl.signing, zmq, zmq.asyncio
+from lcnet import wire
+from lcnet.session import Session
+
+async def main():
+    ctx = zmq.asyncio.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(sys.argv[1])
+    session = Session.joiner(nacl.signing.SigningKey(b"\\x35" * 32), b"\\x36" * 32, name="x")
+    (hello,) = session.start().outgoing
+    await sock.send(hello.raw)
+    while True:  # take the welcome, send nothing more, until the host gives up
+        frame = wire.decode_frame(await sock.recv())
+        print(frame.message.TYPE, flush=True)
+        if isinstance(frame.message, wire.Busy):
+            break
+    sock.close()
+    ctx.term()
+
+asyncio.run(main())
+"""
+
+
+def test_a_host_that_gave_up_a_stalled_opening_is_announced_again(lan: Lan, tmp_path: Path) -> None:
+    async def main() -> None:
+        host, port = await spawn_lan_host(
+            lan, tmp_path / "h", "--bot", "random", "--opening-timeout", "1"
+        )
+        try:
+            staller = await asyncio.create_subprocess_exec(
+                *Lan.exec_in(lan.b),
+                sys.executable,
+                "-c",
+                STALLER,
+                f"tcp://{ADDRESS_A}:{port}",
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=lcnet_env(tmp_path / "s"),
+            )
+            code, out, err = await finish(staller)
+            assert code == 0 and out.split()[0] == "welcome" and out.split()[-1] == "busy", err
+            games = await spawn_in(lan.b, ["games", "--json", "--timeout", "3"], tmp_path / "g")
+            code, out, err = await finish(games)
+            assert code == 0, err
+            (game,) = json.loads(out)
+            assert (game["port"], game["state"]) == (port, "waiting")
+        finally:
+            await stop(host)
+
+    asyncio.run(main())

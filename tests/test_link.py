@@ -19,6 +19,7 @@ from lcnet.link import (
     RESEND_INTERVAL,
     RESIGN_PENDING_NOTICE,
     SYNC_MIN_INTERVAL,
+    AbandonOpening,
     Action,
     Begin,
     ConnectTimedOut,
@@ -215,6 +216,55 @@ def test_a_host_waits_for_an_opponent_as_long_as_it_takes() -> None:
     assert link.tick(T0 + 2, NEW) == []
     assert link.tick(T0 + 10_000, NEW) == []  # no ping, no timeout: nobody to talk to
     assert link.status is Status.WAITING_FOR_PEER
+
+
+OPENING = Match(frames=2, opponent_known=True, opening=True)
+"""A new host's opening after the welcome: the joiner's coin is due."""
+
+
+def test_an_opening_that_goes_no_further_is_given_up_and_the_host_waits_again() -> None:
+    # Issue 44, point 5: one hello must not hold a host for ever.
+    link = Link(HOST, TIMING, T0)
+    assert link.start(T0, NEW) == []
+    assert link.stepped(T0, OPENING) == [StatusChanged(Status.PLAYING)]  # hello, welcome
+    limit = TIMING.opening_timeout
+    assert AbandonOpening() not in link.tick(T0 + limit, OPENING)  # exactly the bound: not yet
+    assert link.tick(T0 + limit + 2, OPENING) == [
+        AbandonOpening(),
+        StatusChanged(Status.WAITING_FOR_PEER),
+    ]
+    assert link.status is Status.WAITING_FOR_PEER
+    # Waiting again, as long as it takes; a next opponent gets the whole bound.
+    assert link.tick(T0 + 10_000, NEW) == []
+    link.stepped(T0 + 10_000, OPENING)
+    assert AbandonOpening() not in link.tick(T0 + 10_000 + limit, OPENING)
+
+
+def test_an_opening_that_moves_on_is_never_given_up() -> None:
+    link = Link(HOST, TIMING, T0)
+    link.start(T0, NEW)
+    limit = TIMING.opening_timeout
+    for step in range(1, 12):  # each frame of the deal comes just within the bound
+        now = T0 + step * limit
+        link.heard(now, Match(frames=2 + step, opponent_known=True, opening=True))
+        assert AbandonOpening() not in link.tick(now + limit, OPENING)
+    # Once moves are played, a silent opponent only counts as disconnected.
+    late = T0 + 1000
+    assert AbandonOpening() not in link.tick(late, THEIR_TURN)
+
+
+def test_only_a_new_host_waiting_on_its_opponent_gives_up_an_opening() -> None:
+    limit = TIMING.opening_timeout
+    ours = Match(frames=3, opponent_known=True, opening=True, our_turn=True)
+    for seat, start, match in (
+        (JOINER, NEW, OPENING),  # a joiner has its connect timeout
+        (HOST, Match(frames=2, opponent_known=True, opening=True), OPENING),  # resumed
+        (HOST, NEW, ours),  # the host's own frame is due
+        (HOST, NEW, Match(frames=3, opponent_known=True, opening=True, dispute=True)),
+    ):
+        link = Link(seat, TIMING, T0)
+        link.start(T0, start)
+        assert AbandonOpening() not in link.tick(T0 + 10 * limit, match), (seat, start, match)
 
 
 def test_a_joiner_repeats_its_hello_until_the_connect_timeout_then_gives_up() -> None:

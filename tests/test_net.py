@@ -721,3 +721,62 @@ def test_the_hosted_games_ledger_remembers_ids_in_a_private_file(tmp_path: Path)
     assert ledger.read_text().split() == [(b"\x01" * 32).hex(), (b"\x02" * 32).hex()]
     assert ledger.stat().st_mode & 0o777 == 0o600
     assert home.stat().st_mode & 0o777 == home.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
+    tmp_path: Path,
+) -> None:
+    """Issue 44, point 5, over real sockets: a peer says a signed hello, takes
+    the host's welcome and goes silent. Past the opening timeout the host
+    turns it away (it sees why), drops the match's files, waits again, and
+    plays the next joiner to the end."""
+    from lcnet.session import Session
+
+    async def main() -> tuple[wire.Frame, tuple[int, str, str], tuple[int, str, str]]:
+        host, port = await spawn_host(tmp_path / "h", extra=["--opening-timeout", "1"])
+        ctx = zmq.asyncio.Context()
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.connect(f"tcp://{LOOPBACK}:{port}")
+        try:
+            stalled = Session.joiner(nacl.signing.SigningKey(b"\x35" * 32), b"\x36" * 32, name="x")
+            (hello,) = stalled.start().outgoing
+            await sock.send(hello.raw)
+            async with asyncio.timeout(DEADLINE):
+                welcome = wire.decode_frame(await sock.recv())
+                assert isinstance(welcome.message, wire.Welcome)
+                while True:  # pings, then the host's word that it gave up
+                    frame = wire.decode_frame(await sock.recv())
+                    if isinstance(frame.message, wire.Busy):
+                        break
+            joiner = await spawn(
+                [
+                    "join",
+                    f"{LOOPBACK}:{port}",
+                    "--bot",
+                    "random",
+                    *TIMING_ARGS,
+                    "--replays",
+                    str(tmp_path / "j" / "replays"),
+                ],
+                tmp_path / "j" / "home",
+                tmp_path / "j",
+            )
+            joined = await finish(joiner)
+            hosted = await finish(host)
+        finally:
+            sock.close()
+            ctx.term()
+            await stop(host)
+        return frame, joined, hosted
+
+    busy, (code, _, err), (host_code, _, host_err) = asyncio.run(main())
+    assert isinstance(busy.message, wire.Busy)
+    assert "went no further for 1 s" in busy.message.reason, busy.message.reason
+    assert code == 0, err
+    assert host_code == 0, host_err
+    assert "x took the opening no further for 1 s" in host_err
+    # One file: the match played; nothing of the abandoned opening is kept.
+    (kept,) = (tmp_path / "h" / "replays").iterdir()
+    assert audit.audit_file(kept).kind is audit.VerdictKind.VALID
+    assert_valid_pair(kept, replay_file(tmp_path / "j"))

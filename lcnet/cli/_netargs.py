@@ -95,6 +95,16 @@ def add_player_arguments(
             help="advanced: seconds to wait for a first answer from the host "
             f"(default {timing.connect_timeout})",
         )
+    else:
+        parser.add_argument(
+            "--opening-timeout",
+            type=float,
+            default=timing.opening_timeout,
+            metavar="S",
+            help="advanced: seconds an opponent may take the opening (coin, seeds, deal) "
+            "no step further before the host gives up on it and waits for another "
+            f"(default {timing.opening_timeout})",
+        )
     parser.add_argument(
         "--peer-timeout",
         type=float,
@@ -114,15 +124,18 @@ def player_from(args: argparse.Namespace) -> Player:
         from lcnet.bots import parse_bot_spec
 
         parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
-    connect_timeout = getattr(args, "connect_timeout", Timing().connect_timeout)
-    for option in ("ping_interval", "peer_timeout", "connect_timeout"):
-        if not getattr(args, option, connect_timeout) >= MIN_INTERVAL:
+    default = Timing()
+    connect_timeout = getattr(args, "connect_timeout", default.connect_timeout)
+    opening_timeout = getattr(args, "opening_timeout", default.opening_timeout)
+    for option in ("ping_interval", "peer_timeout", "connect_timeout", "opening_timeout"):
+        if not getattr(args, option, getattr(default, option)) >= MIN_INTERVAL:
             flag = "--" + option.replace("_", "-")
             raise UsageError(f"{flag} must be at least {MIN_INTERVAL} seconds")
     timing = Timing(
         ping_interval=args.ping_interval,
         peer_timeout=args.peer_timeout,
         connect_timeout=connect_timeout,
+        opening_timeout=opening_timeout,
     )
     accept = None
     if args.accept_new_key is not None:

@@ -277,6 +277,8 @@ class MatchTracker:
         if update.warning is not None:
             self.warnings.append(update.warning)
             out.append(str(update.warning))
+        if update.status is Status.WAITING_FOR_PEER:
+            self.cautions.clear()  # a host that gave up on a stalled opening waits anew
         if update.caution is not None:
             self.cautions.append(update.caution)
             out.append(f"CAUTION: {update.caution}")
