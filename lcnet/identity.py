@@ -142,7 +142,8 @@ def load_identity(home: Path | None = None, *, create: bool = True) -> Identity:
     """
     base = _home(home)
     seed = _load_or_create_key(base, create=create)
-    return Identity(_read_name(base), SigningKey(seed))
+    key = SigningKey(seed)
+    return Identity(_read_name(base, bytes(key.verify_key)), key)
 
 
 def set_name(name: str, home: Path | None = None) -> Identity:
@@ -164,9 +165,12 @@ def _load_or_create_key(base: Path, *, create: bool) -> bytes:
             raise UserError(f"no lcnet identity in {base}: run `lcnet id` to create one")
         ensure_home(base)
         _create_key_file(key_path)
+        seed = _read_key_file(key_path)
         if not (base / PROFILE_FILE).exists():
             # Fix the default name now, so it does not follow later login changes.
-            _write_json(base / PROFILE_FILE, {"version": 1, "name": _default_name()})
+            name = default_name(bytes(SigningKey(seed).verify_key))
+            _write_json(base / PROFILE_FILE, {"version": 1, "name": name})
+        return seed
     return _read_key_file(key_path)
 
 
@@ -266,10 +270,10 @@ def _parse_key_file(path: Path, data: bytes) -> bytes:
     )
 
 
-def _read_name(base: Path) -> str:
+def _read_name(base: Path, public_key: bytes) -> str:
     data = _read_json(base / PROFILE_FILE)
     if data is None:
-        return _default_name()
+        return default_name(public_key)
     name = data.get("name")
     if not isinstance(name, str):
         raise UserError(f"{base / PROFILE_FILE} is corrupt (no name): use `lcnet id --name`")
@@ -279,11 +283,16 @@ def _read_name(base: Path) -> str:
         raise UserError(f"{base / PROFILE_FILE} holds an unusable name: {exc}") from None
 
 
-def _default_name() -> str:
+def default_name(public_key: bytes) -> str:
+    """A new identity's name: the login name and the start of the key's
+    fingerprint ("pi-3F2A"), so that two people who both log in as ``pi``
+    are two names to their opponents, not one name with two keys."""
+    tail = "-" + fingerprint(public_key)[:4]
     try:
-        return validate_name(getpass.getuser())
+        login = validate_name(getpass.getuser().strip()[: MAX_NAME_LENGTH - len(tail)])
     except (UserError, OSError, KeyError):
-        return DEFAULT_NAME
+        login = DEFAULT_NAME
+    return login + tail
 
 
 # --- known peers (trust on first use) ----------------------------------------
@@ -321,10 +330,19 @@ class PeerCheck:
             return None
         return (
             f"WARNING: {self.name!r} used to have the key {self.previous_fingerprint}, "
-            f"but now presents {self.fingerprint}. Someone may be impersonating them. "
+            f"but now presents {self.fingerprint}. {same_name_causes(self.name)} "
             f"Check the fingerprint with {self.name} in person; if they really have a "
             f"new key, run `lcnet id --forget {self.name}`."
         )
+
+
+def same_name_causes(name: str) -> str:
+    """What a known name with a new key may mean, the harmless and the dangerous."""
+    return (
+        f"Either {name} has a new key (another machine, a reinstall, another lcnet "
+        "home), or someone else uses the name: by chance (two people who chose the "
+        f"same name) or to pass as {name}."
+    )
 
 
 def known_peers(home: Path | None = None) -> dict[str, bytes]:
@@ -519,10 +537,11 @@ class KeyChanged(UserError):
         known = check.previous_fingerprint
         super().__init__(
             f"{check.name!r} is known here with the key {known}, but this opponent presents "
-            f"{check.fingerprint}: it may be someone else using that name. Nothing was played. "
+            f"{check.fingerprint}. {same_name_causes(check.name)} Nothing was played. "
             f"Check the fingerprint with {check.name} in person; if they really have a new key, "
             f"play again with --accept-new-key {check.fingerprint} "
-            f"(or forget the old key: lcnet id --forget {check.name!r})"
+            f"(or forget the old key: lcnet id --forget {check.name!r}); if it is someone "
+            "else, one of you can take another name (lcnet id --name NAME)"
         )
 
     @property

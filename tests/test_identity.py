@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -353,3 +354,53 @@ def test_lcnet_id_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         main(["id", "--help"])
     assert done.value.code == 0
     assert "fingerprint" in capsys.readouterr().out
+
+
+def test_two_new_identities_of_one_login_get_two_names(tmp_path: Path) -> None:
+    # Issue 44, point 6: two people both logged in as `pi` must not share a name.
+    first = identity.load_identity(tmp_path / "a")
+    second = identity.load_identity(tmp_path / "b")
+    assert first.name != second.name
+    for me in (first, second):
+        assert me.name.endswith("-" + me.fingerprint[:4])
+        assert identity.validate_name(me.name) == me.name
+        assert me.name == identity.load_identity(tmp_path / ("a" if me is first else "b")).name
+
+
+def test_a_long_login_name_still_leaves_room_for_the_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(identity.getpass, "getuser", lambda: "x" * 40)
+    me = identity.load_identity(tmp_path)
+    assert len(me.name) == identity.MAX_NAME_LENGTH and me.name.endswith(me.fingerprint[:4])
+    monkeypatch.setattr(identity.getpass, "getuser", lambda: "bad\tlogin")
+    other = identity.load_identity(tmp_path / "2")
+    assert other.name == f"{identity.DEFAULT_NAME}-{other.fingerprint[:4]}"
+
+
+def test_a_person_names_themself_on_first_use_and_is_not_asked_again(tmp_path: Path) -> None:
+    from lcnet.cli._netargs import name_on_first_use
+
+    asked: list[str] = []
+
+    def answering(*answers: str) -> Callable[[str], str]:
+        queue = list(answers)
+
+        def ask(prompt: str) -> str:
+            asked.append(prompt)
+            return queue.pop(0)
+
+        return ask
+
+    home = tmp_path / "ada"
+    name_on_first_use(answering(), interactive=False, home=home)
+    assert asked == [] and not identity.identity_exists(home)  # no terminal: no question
+    name_on_first_use(answering(""), interactive=True, home=home)
+    suggested = identity.load_identity(home).name  # Enter keeps the suggestion
+    assert asked == [f"Your name, as opponents will see it (Enter: {suggested}): "]
+    name_on_first_use(answering(), interactive=True, home=home)
+    assert len(asked) == 1, "an identity that exists is not asked again"
+
+    other = tmp_path / "bob"
+    name_on_first_use(answering("bad\tname", "  Bob  "), interactive=True, home=other)
+    assert identity.load_identity(other).name == "Bob" and len(asked) == 3

@@ -227,6 +227,10 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
     assert code == net.EXIT_KEY_CHANGED, err
     # Said once, in the line mode's stream (the command does not repeat it).
     assert identity.fingerprint(OLD_BOB) in out and fake in out
+    # The harmless causes are said beside the dangerous one (issue 44, point 6).
+    assert "Bob has a new key (another machine" in out
+    assert "by chance (two people who chose the same name) or to pass as Bob" in out
+    assert "one of you can take another name (lcnet id --name NAME)" in out
     assert fake not in err
     assert "never answered" not in out
     assert host_code == net.EXIT_REFUSED

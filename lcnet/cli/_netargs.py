@@ -119,6 +119,36 @@ MIN_INTERVAL = 0.01
 """Seconds: below this a liveness timer would spin rather than wait."""
 
 
+def name_on_first_use(
+    ask: Callable[[str], str], *, interactive: bool, home: Path | None = None
+) -> None:
+    """A person's first match on this machine: make their key, and let them
+    choose the name opponents see (the suggestion, on Enter, is the login
+    name with the start of the fingerprint: see :func:`identity.default_name`)."""
+    if not interactive or identity.identity_exists(home):
+        return
+    me = identity.load_identity(home)
+    print(
+        f"lcnet: welcome! A key was made for you (fingerprint {me.fingerprint}); "
+        "opponents see your name beside it, and lcnet remembers theirs.",
+        flush=True,
+    )
+    while True:
+        try:
+            answer = ask(f"Your name, as opponents will see it (Enter: {me.name}): ").strip()
+        except EOFError:
+            answer = ""
+        if not answer:
+            return
+        try:
+            identity.set_name(answer, home)
+        except UserError as exc:
+            print(f"lcnet: {exc}", flush=True)
+            continue
+        print("lcnet: `lcnet id --name NAME` changes it later.", flush=True)
+        return
+
+
 def player_from(args: argparse.Namespace) -> Player:
     if args.bot is not None:
         from lcnet.bots import parse_bot_spec
@@ -143,6 +173,8 @@ def player_from(args: argparse.Namespace) -> Player:
             accept = identity.normalize_fingerprint(args.accept_new_key)
         except UserError as exc:
             raise UsageError(f"--accept-new-key: {exc}") from None
+    if args.bot is None and args.name is None:
+        name_on_first_use(input, interactive=sys.stdin.isatty() and sys.stdout.isatty())
     return Player(
         bot=args.bot,
         replays=args.replays,

@@ -602,7 +602,8 @@ class GameUI(Redrawn):
             [("", "")],
         ]
         texts = [
-            f"Someone may be using the name {name} to play you in their place. "
+            identity.same_name_causes(name)
+            + " "
             + (
                 "Nothing was played, and no file was kept."
                 if stopped
@@ -615,7 +616,8 @@ class GameUI(Redrawn):
                 f"key with: lcnet id --forget {check.name!r}"
                 if stopped
                 else f"accept it with: lcnet id --forget {check.name!r} (they then join again)"
-            ),
+            )
+            + ". If it is someone else, one of you can take another name: lcnet id --name NAME",
         ]
         for text in texts:
             out.extend(
