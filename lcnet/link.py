@@ -172,6 +172,10 @@ Action = (
 )
 
 RESIGN_PENDING_NOTICE: Final = "you will resign as soon as it is your turn to speak"
+LEFT_NOTICE: Final = (
+    "the opponent quit; the match is saved on both sides and goes on here when they "
+    "resume it (`lcnet resume`); or quit too, and resume it later"
+)
 REDIAL_NOTICE: Final = (
     "the connection closed on a message too large to read (or not ZeroMQ's); connecting again"
 )
@@ -312,6 +316,12 @@ class Link:
         if match.over:
             actions += self._sync(now, match, force=True)
         return actions
+
+    def left(self, match: Match) -> list[Action]:
+        """The opponent said it quits (a ``bye``): disconnected now, not after the timeout."""
+        if self.closed or match.over or match.dispute:
+            return []
+        return [*self._set(Status.DISCONNECTED), Notice(LEFT_NOTICE)]
 
     def resign(self, match: Match) -> list[Action]:
         """The player resigns: now if this side speaks, else as soon as it does."""

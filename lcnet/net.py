@@ -301,6 +301,7 @@ class NetPeer:
             await asyncio.wait_for(self._peer_done.wait(), self._timing.end_grace)
 
     async def aclose(self) -> None:
+        self._say_bye()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -309,6 +310,21 @@ class NetPeer:
         self._sock.close(linger=CLOSE_LINGER_MS)
         if self._writer is not None:
             self._writer.close()
+
+    def _say_bye(self) -> None:
+        """Tell the opponent this side quits an unfinished match (advisory, see
+        :class:`wire.Bye`), so that its screen says so at once."""
+        session = self._session
+        if (
+            self._failure is not None
+            or session.is_over
+            or session.dispute is not None
+            or self._seat.other not in session.keys
+            or (self._seat is Seat.HOST and self._peer_ident is None)
+        ):
+            return
+        with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
+            self._send(session.control(wire.Bye()).raw)
 
     # -- receiving
 
@@ -490,6 +506,9 @@ class NetPeer:
         step = self._session.receive_frame(frame)
         if not any(isinstance(e, ControlReceived) for e in step.events):
             self.dropped += 1
+            return
+        if isinstance(message, wire.Bye):
+            self._apply(self._link.left(self._match()))
             return
         self._heard()
         if isinstance(message, wire.Ping):

@@ -410,6 +410,18 @@ class Busy(Message):
     CHECKS: ClassVar[Mapping[str, _Check]] = {"reason": _is_text(MAX_REASON_BYTES)}
 
 
+@dataclass(frozen=True)
+class Bye(Message):
+    """Control: the sender quits an unfinished match, which it keeps to resume.
+
+    Advisory: it changes nothing in the match (it is not part of the
+    transcript); the receiver tells its player at once instead of after the
+    peer timeout."""
+
+    TYPE: ClassVar[str] = "bye"
+    CONTROL: ClassVar[bool] = True
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -428,6 +440,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Sync,
         Ping,
         Pong,
+        Bye,
         Busy,
     )
 }

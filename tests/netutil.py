@@ -211,6 +211,7 @@ class LocalPeer:
         options: MatchOptions | None = None,
         seed: int = 0,
         fresh_master: bool = False,
+        timing: Timing = FAST,
         **peer_options: Any,
     ) -> None:
         """``peer_options`` go to the :class:`NetPeer` (a clock, a peer check, a ledger)."""
@@ -229,8 +230,9 @@ class LocalPeer:
 
         self.path = directory / f"local-{seat}.lcnet"
         self.key = key
-        self.peer = ObservedPeer(session, sock, writer=open_writer, timing=FAST, **peer_options)
+        self.peer = ObservedPeer(session, sock, writer=open_writer, timing=timing, **peer_options)
         self.statuses: list[Status] = []
+        self.notices: list[str] = []
         self.status_seen: dict[Status, asyncio.Event] = {s: asyncio.Event() for s in Status}
 
     @property
@@ -256,6 +258,8 @@ class LocalPeer:
                     await self.peer.wait_closed()
                     return
                 update = await self.peer.next_update()
+                if update.notice is not None:
+                    self.notices.append(update.notice)
                 if update.status is not None:
                     self.statuses.append(update.status)
                     self.status_seen[update.status].set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -15,6 +16,7 @@ import zmq
 import zmq.asyncio
 
 from lcnet import audit, hashing, identity, net, wire
+from lcnet.bots import make_bot
 from lcnet.client import Status
 from lcnet.events import MatchOptions
 from lcnet.replaylog import read_replay
@@ -780,3 +782,43 @@ def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
     (kept,) = (tmp_path / "h" / "replays").iterdir()
     assert audit.audit_file(kept).kind is audit.VerdictKind.VALID
     assert_valid_pair(kept, replay_file(tmp_path / "j"))
+
+
+def test_a_player_who_quits_says_so_and_the_other_side_knows_at_once(tmp_path: Path) -> None:
+    """Issue 44, point 12: a clean quit sends a ``bye``; the opponent shows
+    it as disconnected (its clock stands still, so no timeout can say so),
+    and the match stays resumable: both files hold the same transcript."""
+
+    async def main() -> tuple[LocalPeer, LocalPeer]:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, seed=81, clock=lambda: 0.0)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=82)
+        player = make_bot("random", 3)
+        try:
+            host.peer.start()
+            joiner.peer.start()
+            hosting = asyncio.ensure_future(host.play())
+            async with asyncio.timeout(DEADLINE):
+                while len(joiner.session.chain) < 24:  # a few moves into round 1
+                    if joiner.session.awaiting_decision:
+                        view = joiner.session.view()
+                        assert view is not None
+                        await joiner.peer.play(player.choose_turn(view))
+                    else:
+                        await joiner.peer.next_update()
+                await host.status_seen[Status.PLAYING].wait()
+                await joiner.peer.aclose()  # the player quits
+                await host.status_seen[Status.DISCONNECTED].wait()
+            hosting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await hosting
+        finally:
+            await host.peer.aclose()
+            ctx.term()
+        return host, joiner
+
+    host, joiner = asyncio.run(main())
+    assert any("the opponent quit; the match is saved" in n for n in host.notices), host.notices
+    assert not host.session.is_over and not joiner.session.is_over
+    theirs = read_replay(joiner.path).frames
+    assert read_replay(host.path).frames[: len(theirs)] == theirs
