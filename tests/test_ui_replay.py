@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import replay
@@ -25,6 +26,7 @@ from lcnet.ui.replay_view import (
     text_lines,
 )
 from tests.uisupport import (
+    SizedOutput,
     SmallOutput,
     make_replay,
     match_frames,
@@ -293,3 +295,30 @@ def test_the_help_names_the_analysis_keys_and_fits_the_body() -> None:
     assert len(lines) <= BODY_ROWS and max(len(line) for line in lines) < SCREEN_WIDTH
     assert any(line.strip().startswith("a ") for line in lines)
     assert any(line.strip().startswith("w ") for line in lines)
+
+
+def test_a_terminal_too_small_for_the_replay_says_so_and_the_replay_comes_back(
+    record: MatchRecord,
+) -> None:
+    """Issue 44, point 15: at 60×20 the viewer was cut off without a word."""
+    output = SizedOutput(60, 20)
+    seen: dict[str, list[str]] = {}
+
+    async def main() -> int:
+        with create_pipe_input() as keys:
+            viewer = ReplayViewer(record, input=keys, output=output)
+            seen["small"] = render(viewer.app, 60, 20)
+            output.size = Size(rows=24, columns=80)
+            seen["fits"] = render(viewer.app)
+            output.size = Size(rows=20, columns=60)
+            async with running(viewer.app.run_async(), viewer.app) as task:
+                keys.send_text("q")
+                code: int = await asyncio.wait_for(asyncio.shield(task), 60)
+            return code
+
+    assert asyncio.run(main()) == 0
+    small = " ".join(seen["small"])
+    assert "The terminal is too small for the replay." in small
+    assert f"It is 60×20: make the terminal at least {SCREEN_WIDTH}×24" in small
+    assert "q quits." in small and "replay:" not in small
+    assert seen["fits"][0].startswith(" replay:") and "audit:" in " ".join(seen["fits"])

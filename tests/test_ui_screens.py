@@ -13,28 +13,17 @@ from pathlib import Path
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from lcnet.client import EXIT_UNFINISHED
 from lcnet.deal import HAND_SIZE
 from lcnet.seat import Seat
-from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI
+from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI, status_line
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
-from tests.uisupport import local_client, render, running, wait_until
+from tests.uisupport import SizedOutput, local_client, render, running, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG_NOT_A_TURN = "this is certainly not a turn"
-
-
-class SizedOutput(DummyOutput):
-    """A headless output whose terminal size the test chooses (and changes)."""
-
-    def __init__(self, columns: int, rows: int) -> None:
-        self.size = Size(rows=rows, columns=columns)
-
-    def get_size(self) -> Size:
-        return self.size
 
 
 Scenario = Callable[[GameUI, PipeInput], Awaitable[None]]
@@ -304,3 +293,29 @@ def test_the_card_keys_in_the_help_the_play_command_and_the_code_agree() -> None
 
     play(local_client(), SizedOutput(80, 24), scenario)
     assert seen["message"] == f"there is no card {HAND_SIZE + 1} in your hand"
+
+
+def test_at_80_columns_the_status_bar_never_cuts_the_state_the_keys_give_way() -> None:
+    """Issue 44, point 15: "waiting for <a long name> to move..." was cut with ~."""
+    keys = ["? help  m moves  : type  R resign  q quit ", "? help  m moves  R resign  q quit "]
+    keys.append("? help  q quit ")
+    for state, shown in (
+        ("YOUR MOVE: choose where to draw from", keys[0]),  # exactly 80 columns
+        (f"waiting for {'Maximilian Alexander Ro'[:20]} to move...", keys[1]),
+        (f"{'Maximilian Alexander'} is disconnected, {'x' * 20}", keys[2]),
+    ):
+        line = "".join(text for _, text, *_ in status_line(state, keys, 80))
+        assert line.startswith(f" {state} ") and line.endswith(shown), line
+        assert "~" not in line and len(line) <= 80
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text("1d")
+        await wait_until(ui, lambda: ui.turn.stage is Stage.DRAW, "the draw stage")
+        seen["draw"] = screen_of(ui)
+        keys.send_text("d")
+        await quit_confirmed(ui, keys)
+
+    play(local_client(), SizedOutput(80, 24), scenario)
+    assert seen["draw"][-1] == " YOUR MOVE: choose where to draw from " + keys[0].rstrip()

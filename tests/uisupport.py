@@ -54,6 +54,16 @@ class SmallOutput(DummyOutput):
         return Size(rows=HEIGHT, columns=WIDTH)
 
 
+class SizedOutput(DummyOutput):
+    """A headless output whose terminal size the test chooses (and changes)."""
+
+    def __init__(self, columns: int, rows: int) -> None:
+        self.size = Size(rows=rows, columns=columns)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
 def render(app: Application[Any], width: int = WIDTH, height: int = HEIGHT) -> list[str]:
     """The application's layout drawn on a ``width`` x ``height`` screen, row by row."""
     screen = Screen(default_char=None)

@@ -820,12 +820,17 @@ class GameUI(Redrawn):
 
     def _status(self) -> StyleAndTextTuples:
         if self.tracker.over:
-            keys = "q quit "
+            choices = ["q quit "]
         elif not self.tracker.match_started:
-            keys = "? help  q quit "  # no moves to list, nothing to type or resign yet
+            choices = ["? help  q quit "]  # no moves to list, nothing to type or resign yet
         else:
-            keys = "? help  m moves  : type  R resign  q quit "
-        return spread([("class:status.turn", f" {self._state_text()}")], [("", keys)], self.width())
+            # The state is never cut: the keys give way first (? lists them all).
+            choices = [
+                "? help  m moves  : type  R resign  q quit ",
+                "? help  m moves  R resign  q quit ",
+                "? help  q quit ",
+            ]
+        return status_line(self._state_text(), choices, self.width())
 
     def _state_text(self) -> str:
         tracker = self.tracker
@@ -1055,6 +1060,14 @@ def _choose_card(turn: TurnInput, key: str) -> list[Effect]:
 
 def _plain(fragments: StyleAndTextTuples) -> str:
     return "".join(fragment[1] for fragment in fragments)
+
+
+def status_line(state: str, keys: list[str], width: int) -> StyleAndTextTuples:
+    """The status bar: ``state`` on the left, whole, and the first of ``keys``
+    (the longest first) that fits beside it on the right."""
+    left = f" {state}"
+    fitting = next((k for k in keys if len(left) + 1 + len(k) <= width), keys[-1])
+    return spread([("class:status.turn", left)], [("", fitting)], width)
 
 
 def _key_check(error: LcnetError) -> identity.PeerCheck | None:

@@ -41,6 +41,7 @@ from lcnet import replay
 from lcnet.replay import MatchRecord, Position
 from lcnet.seat import Seat
 from lcnet.ui.board import (
+    SCREEN_HEIGHT,
     SCREEN_WIDTH,
     Line,
     board_from_table,
@@ -363,7 +364,33 @@ class ReplayViewer(Redrawn):
 
     # -- drawing
 
+    def too_small(self) -> bool:
+        """Whether the screen cannot fit: then a screen asks for a larger terminal."""
+        size = self.app.output.get_size()
+        return size.columns < SCREEN_WIDTH or size.rows < SCREEN_HEIGHT
+
+    def _too_small_text(self) -> StyleAndTextTuples:
+        size = self.app.output.get_size()
+        paragraphs = [
+            ("class:banner.warning", "The terminal is too small for the replay."),
+            (
+                "",
+                f"It is {size.columns}×{size.rows}: make the terminal at least "
+                f"{SCREEN_WIDTH}×{SCREEN_HEIGHT} (a larger window or a smaller font). "
+                "The replay comes back as soon as it fits.",
+            ),
+            ("class:dim", "q quits."),
+        ]
+        lines: list[Line] = [
+            [(style, line)]
+            for style, text in paragraphs
+            for line in textwrap.wrap(text, max(size.columns, 10))
+        ]
+        return join_lines(lines)
+
     def _title(self) -> StyleAndTextTuples:
+        if self.too_small():
+            return []
         record = self.record
         left = f" replay: {seat_label(record, Seat.HOST)} vs {seat_label(record, Seat.JOINER)}"
         steps = len(record.positions)
@@ -371,6 +398,8 @@ class ReplayViewer(Redrawn):
         return spread([("", clip(left, 56))], [("", right)])
 
     def _body(self) -> StyleAndTextTuples:
+        if self.too_small():
+            return self._too_small_text()
         if self.help_open:
             return [("", HELP_TEXT)]
         position = self.position
@@ -395,6 +424,8 @@ class ReplayViewer(Redrawn):
         return join_lines(lines)
 
     def _status(self) -> StyleAndTextTuples:
+        if self.too_small():
+            return []
         verdict = textwrap.shorten(f"audit: {self.record.verdict.summary}", SCREEN_WIDTH - 2)
         keys = "arrows step  PgUp/PgDn round  v view  a analyze  ? help  q quit "
         return [
