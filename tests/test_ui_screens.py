@@ -14,13 +14,23 @@ from pathlib import Path
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
+from lcnet import localmatch
 from lcnet.client import EXIT_UNFINISHED
 from lcnet.deal import HAND_SIZE
+from lcnet.events import TurnPlayed
 from lcnet.seat import Seat
 from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI, status_line
+from lcnet.ui.tracker import pile_draws
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
-from tests.uisupport import SizedOutput, local_client, render, running, wait_until
+from tests.uisupport import (
+    SizedOutput,
+    bot_match,
+    local_client,
+    render,
+    running,
+    wait_until,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG_NOT_A_TURN = "this is certainly not a turn"
@@ -319,3 +329,15 @@ def test_at_80_columns_the_status_bar_never_cuts_the_state_the_keys_give_way() -
 
     play(local_client(), SizedOutput(80, 24), scenario)
     assert seen["draw"][-1] == " YOUR MOVE: choose where to draw from " + keys[0].rstrip()
+
+
+def test_a_resumed_round_tells_its_pile_draws_as_live_play_did() -> None:
+    """Issue 44, point 15: after a resume, "took g2 from the green pile"
+    became "took the top card from the green pile"."""
+    peers = bot_match(rounds=1, suits=5, seed=11)
+    localmatch.run(peers)
+    played = [e for e in peers[Seat.HOST].events if isinstance(e, TurnPlayed)]
+    rebuilt = pile_draws([(e.seat, e.turn) for e in played])
+    live = [e.drawn if e.turn.draw.suit is not None else None for e in played]
+    assert rebuilt == live
+    assert any(card is not None for card in live), "the match has pile draws"

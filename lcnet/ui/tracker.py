@@ -113,6 +113,24 @@ def describe_turn(who: str, turn: Turn, drawn: Card | None) -> str:
     return f"{who} {put} and {draw}"
 
 
+def pile_draws(turns: list[tuple[Seat, Turn]]) -> list[Card | None]:
+    """The card each turn took from a discard pile (``None`` for the draw pile).
+
+    The discard piles are public: replaying the round's turns in order
+    rebuilds them, so a resumed round tells its pile draws as live play did.
+    """
+    piles: dict[object, list[Card]] = {}
+    taken: list[Card | None] = []
+    for _, turn in turns:
+        card = turn.put_down.card
+        if turn.put_down.discard:
+            piles.setdefault(card.suit, []).append(card)
+        suit = turn.draw.suit
+        pile = piles.get(suit) if suit is not None else None
+        taken.append(pile.pop() if pile else None)
+    return taken
+
+
 def rebuild_round(
     order: tuple[Card, ...], starter: Seat, turns: list[tuple[Seat, Turn]]
 ) -> Round | None:
@@ -145,8 +163,9 @@ class MatchTracker:
         self.last_moves: dict[Seat, str] = {}
         self._moves: list[str] = []
         """This round's turns in words, in order (drawn cards as far as they were shown)."""
-        for seat, turn in self.turns:  # a resumed round: its moves so far, from the transcript
-            self._note_move(seat, describe_turn(self.name(seat), turn, None))
+        # A resumed round: its moves so far, from the transcript (pile draws are public).
+        for (seat, turn), drawn in zip(self.turns, pile_draws(self.turns), strict=True):
+            self._note_move(seat, describe_turn(self.name(seat), turn, drawn))
         self.summaries: list[RoundSummary] = []
         self.ended: MatchEnded | None = None
         self.dispute: DisputeInfo | None = session.dispute
