@@ -31,8 +31,8 @@ the bot's own later turns in the search's simulations (a second step of
 policy improvement); how much of the search's choices the numbers can
 express says whether that can work. ``--out`` keeps the labels (JSON),
 ``--load`` reads them instead of labelling again. The defaults take about
-a minute on two cores (``--rounds 40 --again 10``, the figures in
-bench/README.md, about nine).
+a minute on two cores (``--rounds 40 --again 10``; the figures in
+docs/experiments/2026-12-03-search-against-heuristic.md, about nine).
 """
 
 from __future__ import annotations

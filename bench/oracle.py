@@ -15,7 +15,8 @@ Prints, for each, the round win rate with its 95% interval and the margin a
 round with its 95% interval (from the per-deal pairs), then the paired
 difference in margin on the same deals. The default (2 deals) is a quick
 check that finishes in well under a minute with ``--jobs 2``; the figures in
-docs/BOTS.md were taken with ``--deals 100 --jobs 2``.
+docs/experiments/2026-12-01-the-opponents-hand.md were taken with
+``--deals 100 --jobs 2``.
 """
 
 from __future__ import annotations

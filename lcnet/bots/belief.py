@@ -24,9 +24,9 @@ the weights grow too uneven, the guesses are drawn afresh by weight.
 Against the heuristic itself the true hand explains every turn (tests), and
 the guesses hold 1.2 to 1.5 times as many of the real hidden cards as
 uniform ones; against other styles, whose turns the heuristic explains less
-well, 1.0 to 1.2 times (docs/BOTS.md, "What the opponent's turns say about
-its hand"). The hard search samples the opponent's hand from them from the
-first turn (:data:`~lcnet.bots.mcts.BELIEF_DRAW_PILE`).
+well, 1.0 to 1.2 times (docs/experiments/2026-12-02-belief.md). The hard
+search samples the opponent's hand from them from the first turn
+(:data:`~lcnet.bots.mcts.BELIEF_DRAW_PILE`).
 """
 
 from __future__ import annotations

@@ -82,28 +82,29 @@ DEFAULT_CANDIDATES: Final = 4
 its top few, and every extra candidate thins the simulations of the others."""
 DEFAULT_DEPTH: Final = 1000
 """Turns the heuristic plays after the candidate before the evaluation: by
-default more than any round has, i.e. to the end of the round (docs/BOTS.md:
-full playouts beat two-turn playouts with a heuristic evaluation on the same
-deals, at twice the cost per simulation)."""
+default more than any round has, i.e. to the end of the round: full
+playouts beat two-turn playouts with a heuristic evaluation on the same
+deals, at twice the cost per simulation
+(docs/experiments/2026-12-01-levels-and-full-playouts.md)."""
 ENDGAME_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, simulations play to the end of the
 round whatever ``depth`` says: few turns are left, so it is cheap, and the
 exact score replaces the evaluation where timing matters most. From here
 the search also compares every turn the commitment rule allows (at most
 :data:`ENDGAME_CANDIDATES`), with the late search's simulations
-(docs/BOTS.md, "The endgame")."""
+(docs/experiments/2026-12-02-wide-endgame.md)."""
 BELIEF_DRAW_PILE: Final = 1000
 """From this many cards in the draw pile, the opponent's hidden hand in the
 search's sampled deals comes from its :class:`~lcnet.bots.belief.HandBelief`
 (before, uniformly). By default more than any draw pile has, i.e. from the
-first turn: docs/BOTS.md, "What the opponent's turns say about its hand" and
-"The belief from the first turn becomes the default"."""
+first turn: docs/experiments/2026-12-02-belief.md and
+2026-12-03-belief-from-the-first-turn.md."""
 STALL_DRAW_PILE: Final = 8
 """From this many cards in the draw pile, the search also compares stalls:
 turns that take a pile card the bot cannot play, for one more turn of
 both players before the round ends (``stall``; 0: never). From 8 cards
 left they gained +4.8% of win rate against greedy and cost nothing against
-the styles; from 16 they cost (docs/BOTS.md, "Stalls in the endgame")."""
+the styles; from 16 they cost (docs/experiments/2026-12-05-stalls.md)."""
 STALL_PUT_DOWNS: Final = 3
 """The heuristic's best put-downs the search pairs with every stall."""
 CAP_DRAW_PILE: Final = 8
@@ -125,7 +126,7 @@ default before :data:`LATE_DRAW_PILE`) plays it with the heuristic's
 numbers (but for how it draws, with ``tempo``): 0.5 over
 the whole round was measured to trade strength against greedy and
 aggressive for strength against cautious, no net gain; late in the round it
-is a gain (:data:`LATE_SPREAD`; docs/BOTS.md)."""
+is a gain (:data:`LATE_SPREAD`; docs/experiments/2026-12-01-late-search.md)."""
 MAX_SPREAD: Final = 3.0
 """The largest spread accepted (factors beyond e^±6 are not a style)."""
 LATE_DRAW_PILE: Final = 16
@@ -133,8 +134,8 @@ LATE_DRAW_PILE: Final = 16
 (:data:`LATE_CANDIDATES`, :data:`LATE_FACTOR`) and doubts its model of the
 opponent (:data:`LATE_SPREAD`): playouts are short there, so a move costs
 about what an early one does, and the right turn (tempo, the last plays) is
-more often outside the heuristic's best four (docs/BOTS.md, "The late
-search")."""
+more often outside the heuristic's best four
+(docs/experiments/2026-12-01-late-search.md)."""
 LATE_CANDIDATES: Final = 10
 """Root candidates in a late position, when ``candidates`` is not given."""
 LATE_FACTOR: Final = 3
