@@ -79,6 +79,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
+    # The run's CPU time: this process and every process it waited for (the
+    # xdist workers, the `lcnet` programs the tests start). CI shows it; the
+    # suite is kept within a CPU budget (bench/README.md, "Test suite").
+    import resource
+
+    used = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    )
+    terminalreporter.write_line(f"CPU time of the run: {used:.0f} s")
     base = config.stash.get(_MEMORY_BASETEMP, None)
     if base is None:
         return

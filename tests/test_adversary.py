@@ -45,7 +45,7 @@ _PHASES = (
 
 
 @settings(
-    max_examples=150,
+    max_examples=50,  # the suite's share; bench/adversary.py runs 100,000
     deadline=None,
     phases=_PHASES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -58,11 +58,11 @@ def test_no_cheat_breaks_an_invariant(data: st.DataObject) -> None:
     assert not violations, _report(case, violations)
 
 
-@pytest.mark.parametrize("first", [0, 30])
+@pytest.mark.parametrize("first", [0, 10])
 def test_seeded_matches_keep_the_invariants(first: int) -> None:
     # The bench's first matches (python bench/adversary.py --seed 0).
     failures = []
-    for seed in range(first, first + 30):
+    for seed in range(first, first + 10):
         case, violations, _ = adversary.run(seed)
         if violations:
             failures.append(f"seed {seed}: {_report(case, violations)}")

@@ -99,7 +99,7 @@ def random_round(seed: int, suits: int, bias: float, check: bool = True) -> Roun
     return r
 
 
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(seeds, suit_counts, deck_bias)
 def test_invariants_hold_throughout_random_games(seed: int, suits: int, bias: float) -> None:
     random_round(seed, suits, bias)

@@ -45,10 +45,6 @@ from tests.netutil import (
     wait_line,
 )
 
-FAIL_FAST_BOUND = 10.0
-"""Seconds: a generous upper bound for "within 2 s" (the real figure is in
-bench/README.md, from bench/first_contact.py); before, it took the 30 s timeout."""
-
 
 def closed_port(family: socket.AddressFamily = socket.AF_INET) -> int:
     """A port nothing listens on (bound by the system, then closed again)."""
@@ -73,14 +69,15 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
     family = socket.AF_INET6 if where.startswith("[") else socket.AF_INET
     address = f"{where}:{closed_port(family)}"
 
-    async def main() -> tuple[float, int, str, str]:
-        started = time.monotonic()
-        # The default connect timeout (30 s): the refusal must not wait for it.
-        proc = await spawn(["join", address, "--bot", "random"], tmp_path / "home", tmp_path)
-        code, out, err = await finish(proc)
-        return time.monotonic() - started, code, out, err
+    async def main() -> tuple[int, str, str]:
+        # A connect timeout longer than the test's deadline: a refusal that
+        # waited for it would be stopped and fail here. How fast the refusal
+        # comes is a figure, not a test: python bench/first_contact.py.
+        args = ["join", address, "--bot", "random", "--connect-timeout", "600"]
+        proc = await spawn(args, tmp_path / "home", tmp_path)
+        return await finish(proc)
 
-    elapsed, code, out, err = asyncio.run(main())
+    code, out, err = asyncio.run(main())
     expected = (
         f"nothing is listening at {address} — is the host running, and is this its "
         "address and port?"
@@ -89,7 +86,6 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
     assert (out + err).count(expected) == 1, (out, err)
     assert "never answered" not in out + err and "no answer" not in out + err
     assert "Traceback" not in err
-    assert elapsed < FAIL_FAST_BOUND, f"the refusal took {elapsed:.1f} s"
     assert not list(tmp_path.glob("replays/*")), "nothing was started, so nothing is kept"
 
 
