@@ -16,17 +16,41 @@ resumed). The board they share lives in :mod:`lcnet.ui.board`.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient
-from lcnet.ui.game import run_tui
-from lcnet.ui.lines import run_lines
-from lcnet.ui.replay_view import view_replay
+
+if TYPE_CHECKING:
+    from lcnet.ui.game import run_tui
+    from lcnet.ui.lines import run_lines
+    from lcnet.ui.replay_view import view_replay
+
+_LAZY = {
+    "run_tui": "lcnet.ui.game",
+    "run_lines": "lcnet.ui.lines",
+    "view_replay": "lcnet.ui.replay_view",
+}
+"""Imported when first used: the line mode (scripts, bots' peers) never loads
+the full-screen modules, nor prompt_toolkit's application with them."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 
 async def run_match_ui(client: MatchClient) -> int:
     """The full-screen game on a terminal, the line mode otherwise (stdin or stdout piped)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
+        from lcnet.ui.game import run_tui
+
         return await run_tui(client)
+    from lcnet.ui.lines import run_lines
+
     return await run_lines(client, sys.stdin, sys.stdout)
 
 

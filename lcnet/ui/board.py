@@ -24,10 +24,7 @@ import enum
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
-
-from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.styles import Style
+from typing import TYPE_CHECKING, Final
 
 from lcnet.cards import Card, Suit, format_cards
 from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, Round, View, expedition_value
@@ -112,6 +109,8 @@ def no_color(environ: Mapping[str, str] | None = None) -> bool:
 
 def make_style(monochrome: bool) -> Style:
     """The style for the board's classes, with or without colours."""
+    from prompt_toolkit.styles import Style
+
     return Style.from_dict(dict(MONO_STYLE if monochrome else COLOUR_STYLE))
 
 
@@ -270,7 +269,15 @@ def board_from_table(
 
 # ------------------------------------------------------------ rendering
 
-Line = StyleAndTextTuples
+# Only a type here: the line mode uses these lines as plain text (plain()),
+# and importing prompt_toolkit costs each such process about 0.1 s.
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.styles import Style
+
+    Line = StyleAndTextTuples
+else:
+    Line = list
 """One screen line as prompt_toolkit fragments (never wider than the screen)."""
 
 
