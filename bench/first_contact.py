@@ -58,7 +58,8 @@ def one_join(home: Path) -> float:
 
 
 def in_process(runs: int) -> float:
-    from lcnet.net import NetError, probe_listener
+    from lcnet.addresses import probe_listener
+    from lcnet.errors import NetError
 
     async def once() -> float:
         port = closed_port()

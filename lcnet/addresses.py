@@ -14,6 +14,7 @@ opponent can type: never ``0.0.0.0``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import ctypes.util
@@ -22,7 +23,7 @@ import re
 import socket
 from typing import Final
 
-from lcnet.errors import UsageError
+from lcnet.errors import Unreachable, UsageError
 
 DEFAULT_PORT: Final = 48150
 """The TCP port ``lcnet host`` listens on unless told otherwise."""
@@ -261,3 +262,53 @@ def _getifaddrs() -> list[tuple[str, IPAddress]] | None:
     finally:
         freeifaddrs(head)
     return found
+
+
+def local_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback (no packet is sent)."""
+    return [str(a) for a in interface_addresses() if a.version == 4 and not a.is_loopback]
+
+
+async def probe_listener(host: str, port: int, timeout: float) -> None:
+    """Fail now, in one sentence, if nothing accepts a TCP connection at ``host:port``.
+
+    ZeroMQ retries a refused connection forever without saying why, so a
+    joiner first opens a plain TCP connection (and closes it at once): a
+    refusal, an unknown name or an unreachable network is reported within
+    moments instead of after the connect timeout. A host that accepts is left
+    to the protocol (which gives up after the connect timeout if it never answers).
+    """
+    where = format_address(host, port)
+    loop = asyncio.get_running_loop()
+    errors: list[OSError] = []
+    try:
+        async with asyncio.timeout(timeout):
+            try:
+                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as exc:
+                raise Unreachable(
+                    f"cannot find the host {host!r} ({exc.strerror}): check the name, or use "
+                    "its IP address"
+                ) from None
+            for family, kind, proto, _, address in infos:
+                sock = socket.socket(family, kind, proto)
+                sock.setblocking(False)
+                try:
+                    await loop.sock_connect(sock, address)
+                    return  # something listens: the protocol takes it from here
+                except OSError as exc:
+                    errors.append(exc)
+                finally:
+                    sock.close()
+    except TimeoutError:
+        raise Unreachable(
+            f"no answer from {where} within {timeout:g} s: check the address, and that a "
+            "firewall lets the port through (TCP)"
+        ) from None
+    if errors and all(isinstance(exc, ConnectionRefusedError) for exc in errors):
+        raise Unreachable(
+            f"nothing is listening at {where} — is the host running, and is this its "
+            "address and port?"
+        )
+    reason = next((e.strerror for e in errors if not isinstance(e, ConnectionRefusedError)), None)
+    raise Unreachable(f"cannot reach {where}: {reason or 'no address to connect to'}")

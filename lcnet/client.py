@@ -12,7 +12,6 @@ does not import bots, local matches or replay files through it.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
@@ -22,6 +21,7 @@ from lcnet.errors import LcnetError
 from lcnet.events import Event
 from lcnet.seat import Seat
 from lcnet.session import Session
+from lcnet.status import Status as Status  # where it always was
 
 # How a front end's match ends, as its process's exit code.
 EXIT_FINISHED: Final = 0
@@ -33,17 +33,6 @@ EXIT_UNFINISHED: Final = 3
 EXIT_NOT_STARTED: Final = 0
 """The player stopped before any match started (a host that no one joined):
 nothing was played and there is nothing to continue, so nothing went wrong."""
-
-
-class Status(enum.Enum):
-    """The state of the connection and the match, as the user should see it."""
-
-    CONNECTING = "connecting"
-    WAITING_FOR_PEER = "waiting for the opponent to connect"
-    PLAYING = "playing"
-    DISCONNECTED = "the opponent is disconnected"
-    DISPUTE = "dispute"
-    OVER = "the match is over"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ tree separates the kinds of wrong that need different handling:
 from __future__ import annotations
 
 import enum
+from pathlib import Path
+from typing import Final
 
 
 class LcnetError(Exception):
@@ -102,3 +104,72 @@ class UsageError(UserError):
     """The command line itself is wrong (exit status 2, like argparse's own errors)."""
 
     exit_code = 2
+
+
+class SessionFailed(LocalProtocolError):
+    """This program failed while handling a frame: a bug of lcnet, not the peer's doing.
+
+    The session is then stopped for good (fail closed, as h11's ERROR state):
+    it signed nothing for the failing step and its transcript is what it was
+    before, so the replay file holds the last good state and can be resumed.
+    """
+
+
+# ------------------------------------------------------- the network's errors
+
+
+UNREACHABLE_TEXT: Final = (
+    "no answer from the host: check the address and port, that `lcnet host` is running "
+    "there, and that a firewall lets the port through"
+)
+
+
+class NetError(UserError):
+    """A network problem the user can act on (the message says how)."""
+
+    title = "The connection failed"
+    """A heading for it (the full-screen UI shows one over the message)."""
+
+
+EXIT_REFUSED: Final = 4
+"""Exit status: the opponent would not play (a host busy with another match, or
+that turned this peer away, or a joiner that refused this host's welcome)."""
+EXIT_VERSION: Final = 6
+"""Exit status: the opponent speaks an incompatible protocol version."""
+EXIT_UNREACHABLE: Final = 7
+"""Exit status: the host never answered (nothing listens there, or it is silent)."""
+
+
+class Refused(NetError):
+    """The opponent would not play with this peer; the message says why."""
+
+    exit_code = EXIT_REFUSED
+    title = "The opponent would not play"
+
+
+class IncompatiblePeer(NetError):
+    """The opponent speaks another major protocol version."""
+
+    exit_code = EXIT_VERSION
+    title = "Incompatible versions of lcnet"
+
+
+class Unreachable(NetError):
+    """The host never answered."""
+
+    exit_code = EXIT_UNREACHABLE
+    title = "The host cannot be reached"
+
+
+class LocalFailure(NetError):
+    """lcnet failed while handling the match: a fault of this program, not of the opponent."""
+
+    @classmethod
+    def of(cls, exc: BaseException, replay: Path | None) -> LocalFailure:
+        text = str(exc) if isinstance(exc, SessionFailed) else f"{type(exc).__name__}: {exc}"
+        where = f" in {replay}" if replay is not None else ""
+        return cls(
+            f"lcnet stopped because of a fault of its own, not the opponent's ({text}). "
+            f"Nothing more was signed; the match is saved up to its last good frame{where}"
+            + (f" and `lcnet resume {replay}` continues it" if replay is not None else "")
+        )

@@ -9,7 +9,7 @@ frame was heard, the connection came or went, a ``sync`` arrived, the player
 resigns) and what time it is (:meth:`Link.tick` with ``now``), and answers
 with :data:`Action` values for the adapter (:class:`lcnet.net.NetPeer`) to
 carry out. It never reads a clock, a socket or a session: what it needs to
-know of the match comes as a :class:`Match` snapshot, so that tests drive it
+know of the match comes as a :class:`Snapshot` of it, so that tests drive it
 with a fake clock, one event at a time.
 """
 
@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from lcnet.client import Status
 from lcnet.seat import Seat
+from lcnet.status import Status
 
 REDIAL_GRACE: Final = 1.0
 """Seconds the joiner waits, after its connection drops, for ZeroMQ to plan a
@@ -64,7 +64,7 @@ class Timing:
 
 
 @dataclass(frozen=True)
-class Match:
+class Snapshot:
     """What the link knows of the match: a snapshot of the session, taken by the adapter."""
 
     frames: int = 0
@@ -198,7 +198,7 @@ class Link:
     """One side's link to its opponent: every decision that depends on time.
 
     Each method takes an event (with ``now``, a monotonic time in seconds,
-    where time matters, and a :class:`Match` snapshot where the match
+    where time matters, and a :class:`Snapshot` where the match
     matters) and returns the actions to carry out, in order. After
     :meth:`fail` the link is closed: it answers nothing more.
     """
@@ -235,7 +235,7 @@ class Link:
             return min(self._next_tick, self._redial_at)
         return self._next_tick
 
-    def tick(self, now: float, match: Match) -> list[Action]:
+    def tick(self, now: float, match: Snapshot) -> list[Action]:
         """Time has passed: redial, ping, ask for missing frames, notice silence, give up."""
         if self.closed:
             return []
@@ -278,7 +278,7 @@ class Link:
 
     # -- the match
 
-    def start(self, now: float, match: Match) -> list[Action]:
+    def start(self, now: float, match: Snapshot) -> list[Action]:
         """The adapter runs: a new joiner says hello; a resumed side catches up."""
         if self.seat is Seat.JOINER and match.frames == 0:
             return [Begin()]
@@ -287,7 +287,7 @@ class Link:
             return [*self._sync(now, match, force=True), ResendLastOwn()]
         return []
 
-    def heard(self, now: float, match: Match) -> list[Action]:
+    def heard(self, now: float, match: Snapshot) -> list[Action]:
         """A frame from the opponent was accepted (or a control frame of the match arrived)."""
         if self.closed:
             return []
@@ -297,7 +297,7 @@ class Link:
             return self._set(Status.PLAYING)
         return []
 
-    def stepped(self, now: float, match: Match) -> list[Action]:
+    def stepped(self, now: float, match: Snapshot) -> list[Action]:
         """The session took a step (its frames sent, its events shown)."""
         if self.closed:
             return []
@@ -317,13 +317,13 @@ class Link:
             actions += self._sync(now, match, force=True)
         return actions
 
-    def left(self, match: Match) -> list[Action]:
+    def left(self, match: Snapshot) -> list[Action]:
         """The opponent said it quits (a ``bye``): disconnected now, not after the timeout."""
         if self.closed or match.over or match.dispute:
             return []
         return [*self._set(Status.DISCONNECTED), Notice(LEFT_NOTICE)]
 
-    def resign(self, match: Match) -> list[Action]:
+    def resign(self, match: Snapshot) -> list[Action]:
         """The player resigns: now if this side speaks, else as soon as it does."""
         if self.closed or match.over:
             return []
@@ -332,12 +332,12 @@ class Link:
         self.resign_pending = True
         return [Notice(RESIGN_PENDING_NOTICE)]
 
-    def gap(self, now: float, match: Match) -> list[Action]:
+    def gap(self, now: float, match: Snapshot) -> list[Action]:
         """A frame came from beyond the transcript's end: ask for what is missing."""
         return [] if self.closed else self._sync(now, match, force=False)
 
     def sync_received(
-        self, now: float, match: Match, *, have: int, same_head: bool
+        self, now: float, match: Snapshot, *, have: int, same_head: bool
     ) -> list[Action]:
         """The opponent holds ``have`` frames (``same_head``: its last one is ours).
 
@@ -364,7 +364,7 @@ class Link:
 
     # -- the connection (a joiner's: a host's socket serves many peers)
 
-    def connected(self, now: float, match: Match) -> list[Action]:
+    def connected(self, now: float, match: Snapshot) -> list[Action]:
         """The joiner's connection was made (or made again): catch up on what was lost."""
         if self.closed or self.seat is not Seat.JOINER:
             return []
@@ -393,11 +393,11 @@ class Link:
 
     # -- helpers
 
-    def _progress(self, now: float, match: Match) -> None:
+    def _progress(self, now: float, match: Snapshot) -> None:
         if match.frames != self._frames:
             self._frames, self._progress_at = match.frames, now
 
-    def _sync(self, now: float, match: Match, *, force: bool) -> list[Action]:
+    def _sync(self, now: float, match: Snapshot, *, force: bool) -> list[Action]:
         if not match.frames:
             return []
         if not force and now - self._last_sync < SYNC_MIN_INTERVAL:

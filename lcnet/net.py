@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import socket as _socket
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,31 +34,35 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import hashing, link, wire
+from lcnet import admission, link, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
-from lcnet.addresses import EVERY_ADDRESS, format_address, interface_addresses
+from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
+from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
-from lcnet.errors import LocalProtocolError, UserError
+from lcnet.errors import EXIT_REFUSED as EXIT_REFUSED  # re-exported: where they always were
+from lcnet.errors import EXIT_UNREACHABLE as EXIT_UNREACHABLE
+from lcnet.errors import EXIT_VERSION as EXIT_VERSION
+from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
+from lcnet.errors import IncompatiblePeer as IncompatiblePeer
+from lcnet.errors import LocalFailure as LocalFailure
+from lcnet.errors import NetError as NetError
+from lcnet.errors import Refused as Refused
+from lcnet.errors import Unreachable as Unreachable
 from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
 from lcnet.identity import EXIT_KEY_CHANGED as EXIT_KEY_CHANGED  # re-exported
 from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
 from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL
 from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
-from lcnet.link import Link, Match
+from lcnet.link import Link, Snapshot
 from lcnet.link import Timing as Timing
 from lcnet.replaylog import ReplayWriter, delete_secret
 from lcnet.seat import Seat
-from lcnet.session import Session, SessionFailed
+from lcnet.session import Session
 
 DEFAULT_TIMING: Final = Timing()
-
-UNREACHABLE_TEXT: Final = (
-    "no answer from the host: check the address and port, that `lcnet host` is running "
-    "there, and that a firewall lets the port through"
-)
 
 MAX_MESSAGE_BYTES: Final = 64 * 1024
 """ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
@@ -74,72 +77,8 @@ HEARTBEAT_TIMEOUT_MS: Final = 5000
 CLOSE_LINGER_MS: Final = 2000
 """On close, up to 2 s to deliver what is still queued (the last frames)."""
 
-BUSY_REASON: Final = "this host is already playing a match with someone else"
-"""Sent only while the host is in a match with another peer."""
-OTHER_MATCH_REASON: Final = (
-    "this host is playing another match with you; continue that one with `lcnet resume`"
-)
-OWN_KEY_REASON: Final = "that hello presents this host's own key (join with another identity)"
-BAD_SIGNATURE_REASON: Final = "that hello's signature does not verify with the key it presents"
-NOT_FIRST_REASON: Final = "a match starts with a hello at position 0"
-REPLAYED_REASON: Final = "that hello opened a match this host has already played (a replayed hello)"
-NO_MATCH_REASON: Final = (
-    "this host has no match with you to continue: it is waiting for a new opponent"
-)
-
 NO_GAME: Final = bytes(wire.HASH_SIZE)
 """The game id in a busy frame sent before any match exists."""
-
-
-class NetError(UserError):
-    """A network problem the user can act on (the message says how)."""
-
-    title = "The connection failed"
-    """A heading for it (the full-screen UI shows one over the message)."""
-
-
-EXIT_REFUSED: Final = 4
-"""Exit status: the opponent would not play (a host busy with another match, or
-that turned this peer away, or a joiner that refused this host's welcome)."""
-EXIT_VERSION: Final = 6
-"""Exit status: the opponent speaks an incompatible protocol version."""
-EXIT_UNREACHABLE: Final = 7
-"""Exit status: the host never answered (nothing listens there, or it is silent)."""
-
-
-class Refused(NetError):
-    """The opponent would not play with this peer; the message says why."""
-
-    exit_code = EXIT_REFUSED
-    title = "The opponent would not play"
-
-
-class IncompatiblePeer(NetError):
-    """The opponent speaks another major protocol version."""
-
-    exit_code = EXIT_VERSION
-    title = "Incompatible versions of lcnet"
-
-
-class Unreachable(NetError):
-    """The host never answered."""
-
-    exit_code = EXIT_UNREACHABLE
-    title = "The host cannot be reached"
-
-
-class LocalFailure(NetError):
-    """lcnet failed while handling the match: a fault of this program, not of the opponent."""
-
-    @classmethod
-    def of(cls, exc: BaseException, replay: Path | None) -> LocalFailure:
-        text = str(exc) if isinstance(exc, SessionFailed) else f"{type(exc).__name__}: {exc}"
-        where = f" in {replay}" if replay is not None else ""
-        return cls(
-            f"lcnet stopped because of a fault of its own, not the opponent's ({text}). "
-            f"Nothing more was signed; the match is saved up to its last good frame{where}"
-            + (f" and `lcnet resume {replay}` continues it" if replay is not None else "")
-        )
 
 
 Restart = Callable[[], tuple[Session, Callable[[Session], ReplayWriter]]]
@@ -364,7 +303,7 @@ class NetPeer:
             return  # stopped: nothing more is answered, resent or recorded
         session = self._session
         try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=session.peer_minor > 0)
+            frame = session.decode(raw)
         except wire.IncompatibleVersion as exc:
             self.dropped += 1
             if self._seat is Seat.JOINER and session.next_seq <= 1:
@@ -398,28 +337,32 @@ class NetPeer:
         self._commit(step)
 
     def _accept_sender(self, ident: bytes, frame: wire.Frame) -> bool:
-        """The host talks to one joiner: the one that signs as the joiner of this match."""
-        session = self._session
+        """The host talks to one joiner: the one that signs as the joiner of this
+        match (the rule is :func:`lcnet.admission.admit`; this carries it out)."""
         if ident == self._peer_ident:
             return True
-        joiner_key = session.keys.get(Seat.JOINER)
-        signed = joiner_key is not None and frame.signed_by(joiner_key)
-        if signed and (frame.game == session.game_id):
-            self._peer_ident = ident  # the joiner, on a new connection (handover)
-            return True
-        if not isinstance(frame.message, wire.Hello | wire.Sync):
-            self.dropped += 1
-            return False
-        refusal = self._refusal(frame)
-        if refusal is None:
-            self._peer_ident = ident
-            return True
-        if isinstance(refusal, KeyChanged):
-            self._updates.put_nowait(Update(warning=refusal))
-            refusal = refusal.refusal
-        elif isinstance(frame.message, wire.Hello) and refusal != BUSY_REASON:
-            self._notice(f"turned away a peer: {refusal}")
-        self._turn_away(ident, refusal)
+        decision = admission.admit(
+            self._session,
+            frame,
+            in_match=self._in_match(),
+            own_key=bytes(self._signing_key.verify_key),
+            fresh_game=self._fresh_game,
+            check_peer=self._check_peer,
+        )
+        match decision:
+            case admission.Admit():
+                self._peer_ident = ident
+                return True
+            case admission.Ignore():
+                self.dropped += 1
+                return False
+            case admission.TurnAway(reason=KeyChanged() as changed):
+                self._updates.put_nowait(Update(warning=changed))
+                self._turn_away(ident, changed.refusal)
+            case admission.TurnAway() as away:
+                if isinstance(frame.message, wire.Hello) and away.text != admission.BUSY_REASON:
+                    self._notice(f"turned away a peer: {away.text}")
+                self._turn_away(ident, away.text)
         return False
 
     def _in_match(self) -> bool:
@@ -439,36 +382,6 @@ class NetPeer:
         else:
             self.turned_away += 1
             self._send_to(ident, busy.raw)
-
-    def _refusal(self, frame: wire.Frame) -> str | KeyChanged | None:
-        """Why the host will not play with the sender of this hello or sync, if it will not.
-
-        Each refusal says what happened; :data:`BUSY_REASON` only while the
-        host really plays with someone else.
-        """
-        message = frame.message
-        if self._in_match():
-            joiner_key = self._session.keys.get(Seat.JOINER)
-            if isinstance(message, wire.Hello) and message.key == joiner_key:
-                return OTHER_MATCH_REASON
-            return BUSY_REASON
-        if not isinstance(message, wire.Hello):
-            return NO_MATCH_REASON  # a sync: someone resuming a match this host is not in
-        if message.key == bytes(self._signing_key.verify_key):
-            return OWN_KEY_REASON
-        if not frame.signed_by(message.key):
-            return BAD_SIGNATURE_REASON
-        if frame.seq != 0:
-            return NOT_FIRST_REASON
-        if self._fresh_game is not None and not self._fresh_game(hashing.game_id(frame.raw)):
-            return REPLAYED_REASON
-        try:
-            self._check_peer(Seat.JOINER, message.name, message.key)
-        except KeyChanged as exc:
-            return exc
-        except UserError as exc:
-            return str(exc)
-        return None
 
     def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
         if self._peer_check is not None and seat not in self._session.keys:
@@ -588,10 +501,10 @@ class NetPeer:
 
     # -- the link
 
-    def _match(self) -> Match:
+    def _match(self) -> Snapshot:
         """What the link needs to know of the session, now."""
         session = self._session
-        return Match(
+        return Snapshot(
             frames=len(session.chain),
             opponent_known=session.keys.get(self._seat.other) is not None,
             our_turn=session.speaker is self._seat,
@@ -868,53 +781,3 @@ def _endpoint(host: str, port: int | str) -> str:
     except ValueError:
         pass
     return f"tcp://{host}:{port}"
-
-
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback (no packet is sent)."""
-    return [str(a) for a in interface_addresses() if a.version == 4 and not a.is_loopback]
-
-
-async def probe_listener(host: str, port: int, timeout: float) -> None:
-    """Fail now, in one sentence, if nothing accepts a TCP connection at ``host:port``.
-
-    ZeroMQ retries a refused connection forever without saying why, so a
-    joiner first opens a plain TCP connection (and closes it at once): a
-    refusal, an unknown name or an unreachable network is reported within
-    moments instead of after the connect timeout. A host that accepts is left
-    to the protocol (which gives up after the connect timeout if it never answers).
-    """
-    where = format_address(host, port)
-    loop = asyncio.get_running_loop()
-    errors: list[OSError] = []
-    try:
-        async with asyncio.timeout(timeout):
-            try:
-                infos = await loop.getaddrinfo(host, port, type=_socket.SOCK_STREAM)
-            except _socket.gaierror as exc:
-                raise Unreachable(
-                    f"cannot find the host {host!r} ({exc.strerror}): check the name, or use "
-                    "its IP address"
-                ) from None
-            for family, kind, proto, _, address in infos:
-                sock = _socket.socket(family, kind, proto)
-                sock.setblocking(False)
-                try:
-                    await loop.sock_connect(sock, address)
-                    return  # something listens: the protocol takes it from here
-                except OSError as exc:
-                    errors.append(exc)
-                finally:
-                    sock.close()
-    except TimeoutError:
-        raise Unreachable(
-            f"no answer from {where} within {timeout:g} s: check the address, and that a "
-            "firewall lets the port through (TCP)"
-        ) from None
-    if errors and all(isinstance(exc, ConnectionRefusedError) for exc in errors):
-        raise Unreachable(
-            f"nothing is listening at {where} — is the host running, and is this its "
-            "address and port?"
-        )
-    reason = next((e.strerror for e in errors if not isinstance(e, ConnectionRefusedError)), None)
-    raise Unreachable(f"cannot reach {where}: {reason or 'no address to connect to'}")

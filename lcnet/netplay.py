@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 import zmq.asyncio
 
 from lcnet import __version__, deal, discovery, hashing, identity, wire
-from lcnet.addresses import EVERY_ADDRESS, join_addresses
+from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.bots import make_bot
 from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
 from lcnet.errors import LocalProtocolError, UserError
@@ -37,7 +37,6 @@ from lcnet.net import (
     bind_host,
     bound_host,
     connect_joiner,
-    probe_listener,
 )
 from lcnet.replaylog import (
     ReplayContents,

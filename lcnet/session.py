@@ -41,6 +41,7 @@ from lcnet.errors import (
     ProtocolError,
     RemoteProtocolError,
 )
+from lcnet.errors import SessionFailed as SessionFailed  # re-exported: where it always was
 from lcnet.events import (
     ControlReceived,
     DisputeInfo,
@@ -191,15 +192,6 @@ class FrameHeader(NamedTuple):
     seq: int
     prev: bytes | None
     game: bytes | None
-
-
-class SessionFailed(LocalProtocolError):
-    """This program failed while handling a frame: a bug of lcnet, not the peer's doing.
-
-    The session is then stopped for good (fail closed, as h11's ERROR state):
-    it signed nothing for the failing step and its transcript is what it was
-    before, so the replay file holds the last good state and can be resumed.
-    """
 
 
 # ------------------------------------------------------------------ session
@@ -436,15 +428,21 @@ class Session:
     def receive(self, raw: bytes) -> Step:
         """Take one frame from the peer: check it, apply it, answer it."""
         self._require_working()
-        # An observer does not know the signer before it checks the signature,
-        # so it decodes leniently and holds the frame to its signer's version
-        # once the signature names the signer (receive_frame).
-        lenient = self.seat is None or self._allow_unknown()
         try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=lenient)
+            frame = self.decode(raw)
         except wire.MalformedFrame as exc:
             return self._drop(Step(), str(exc))
         return self.receive_frame(frame)
+
+    def decode(self, raw: bytes) -> wire.Frame:
+        """A frame from the peer, decoded by the one rule of §5.5: fields this
+        version does not know only from a peer that announced a newer minor
+        version. An observer does not know the signer before it checks the
+        signature, so it decodes leniently and holds the frame to its signer's
+        version once the signature names the signer (:meth:`receive_frame`).
+        Raises :class:`wire.MalformedFrame` (:class:`wire.IncompatibleVersion`)."""
+        lenient = self.seat is None or self._allow_unknown()
+        return wire.decode_frame(raw, allow_unknown_fields=lenient)
 
     def receive_frame(self, frame: wire.Frame) -> Step:
         """Like :meth:`receive`, for a frame the caller has already decoded.

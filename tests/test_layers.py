@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "lcnet"
 CORE = frozenset(
     {
         "lcnet",
+        "lcnet.admission",
         "lcnet.cards",
         "lcnet.decks",
         "lcnet.deal",
@@ -28,8 +29,10 @@ CORE = frozenset(
         "lcnet.evidence",
         "lcnet.group",
         "lcnet.hashing",
+        "lcnet.link",
         "lcnet.seat",
         "lcnet.session",
+        "lcnet.status",
         "lcnet.wire",
     }
 )

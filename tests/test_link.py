@@ -24,7 +24,6 @@ from lcnet.link import (
     Begin,
     ConnectTimedOut,
     Link,
-    Match,
     Notice,
     PeerCaughtUp,
     Redial,
@@ -33,6 +32,7 @@ from lcnet.link import (
     Resign,
     SendPing,
     SendSync,
+    Snapshot,
     StatusChanged,
     Timing,
 )
@@ -43,11 +43,11 @@ TIMING = Timing(ping_interval=2.0, peer_timeout=10.0, connect_timeout=30.0)
 T0 = 1000.0
 """The fake clock's start (any value: only differences count)."""
 
-NEW = Match()
+NEW = Snapshot()
 """A match not begun: no frame, no opponent."""
-THEIR_TURN = Match(frames=20, opponent_known=True)
-OUR_TURN = Match(frames=20, opponent_known=True, our_turn=True)
-OVER = Match(frames=40, opponent_known=True, over=True)
+THEIR_TURN = Snapshot(frames=20, opponent_known=True)
+OUR_TURN = Snapshot(frames=20, opponent_known=True, our_turn=True)
+OVER = Snapshot(frames=40, opponent_known=True, over=True)
 
 
 def playing(seat: Seat = HOST, now: float = T0) -> Link:
@@ -105,7 +105,7 @@ def test_a_step_does_not_bring_back_a_disconnected_opponent_hearing_it_does() ->
 
 def test_a_dispute_and_the_end_are_statuses_and_the_end_is_told_at_once() -> None:
     link = playing()
-    assert link.stepped(T0, Match(frames=30, opponent_known=True, dispute=True, over=True)) == [
+    assert link.stepped(T0, Snapshot(frames=30, opponent_known=True, dispute=True, over=True)) == [
         StatusChanged(Status.DISPUTE),
         SendSync(),
     ]
@@ -203,7 +203,7 @@ def test_a_resumed_joiner_still_connecting_counts_a_silent_host_as_disconnected(
 
 
 def test_a_silent_opponent_after_the_end_or_a_dispute_changes_nothing() -> None:
-    for match in (OVER, Match(frames=9, opponent_known=True, dispute=True, over=True)):
+    for match in (OVER, Snapshot(frames=9, opponent_known=True, dispute=True, over=True)):
         link = playing()
         link.stepped(T0, match)
         status = link.status
@@ -218,7 +218,7 @@ def test_a_host_waits_for_an_opponent_as_long_as_it_takes() -> None:
     assert link.status is Status.WAITING_FOR_PEER
 
 
-OPENING = Match(frames=2, opponent_known=True, opening=True)
+OPENING = Snapshot(frames=2, opponent_known=True, opening=True)
 """A new host's opening after the welcome: the joiner's coin is due."""
 
 
@@ -246,7 +246,7 @@ def test_an_opening_that_moves_on_is_never_given_up() -> None:
     limit = TIMING.opening_timeout
     for step in range(1, 12):  # each frame of the deal comes just within the bound
         now = T0 + step * limit
-        link.heard(now, Match(frames=2 + step, opponent_known=True, opening=True))
+        link.heard(now, Snapshot(frames=2 + step, opponent_known=True, opening=True))
         assert AbandonOpening() not in link.tick(now + limit, OPENING)
     # Once moves are played, a silent opponent only counts as disconnected.
     late = T0 + 1000
@@ -255,12 +255,12 @@ def test_an_opening_that_moves_on_is_never_given_up() -> None:
 
 def test_only_a_new_host_waiting_on_its_opponent_gives_up_an_opening() -> None:
     limit = TIMING.opening_timeout
-    ours = Match(frames=3, opponent_known=True, opening=True, our_turn=True)
+    ours = Snapshot(frames=3, opponent_known=True, opening=True, our_turn=True)
     for seat, start, match in (
         (JOINER, NEW, OPENING),  # a joiner has its connect timeout
-        (HOST, Match(frames=2, opponent_known=True, opening=True), OPENING),  # resumed
+        (HOST, Snapshot(frames=2, opponent_known=True, opening=True), OPENING),  # resumed
         (HOST, NEW, ours),  # the host's own frame is due
-        (HOST, NEW, Match(frames=3, opponent_known=True, opening=True, dispute=True)),
+        (HOST, NEW, Snapshot(frames=3, opponent_known=True, opening=True, dispute=True)),
     ):
         link = Link(seat, TIMING, T0)
         link.start(T0, start)
@@ -269,7 +269,7 @@ def test_only_a_new_host_waiting_on_its_opponent_gives_up_an_opening() -> None:
 
 def test_a_joiner_repeats_its_hello_until_the_connect_timeout_then_gives_up() -> None:
     link = Link(JOINER, TIMING, T0)
-    hello = Match(frames=1)
+    hello = Snapshot(frames=1)
     now = T0
     while now + 2 <= T0 + TIMING.connect_timeout:
         now += 2
@@ -354,7 +354,7 @@ def test_each_frame_is_resent_at_most_once_per_interval_however_often_asked() ->
 def test_frames_added_since_the_last_resend_are_sent_at_once() -> None:
     link = playing()
     link.sync_received(T0, THEIR_TURN, have=0, same_head=False)
-    longer = Match(frames=22, opponent_known=True)
+    longer = Snapshot(frames=22, opponent_known=True)
     assert of(Resend, link.sync_received(T0 + 0.1, longer, have=0, same_head=False)) == [
         Resend((20, 21))
     ]
@@ -424,7 +424,7 @@ def test_a_joiner_still_connecting_redials_without_a_status_change() -> None:
     link = Link(JOINER, TIMING, T0)
     assert link.disconnected(T0) == []
     assert link.status is Status.CONNECTING
-    assert link.tick(T0 + REDIAL_GRACE, Match(frames=1)) == [Redial()]
+    assert link.tick(T0 + REDIAL_GRACE, Snapshot(frames=1)) == [Redial()]
 
 
 def test_a_host_ignores_its_socket_s_connections() -> None:
@@ -461,7 +461,7 @@ EVENTS = st.lists(
             ]
         ),
         st.floats(min_value=0.0, max_value=3.0),
-        st.sampled_from([NEW, Match(frames=1), THEIR_TURN, OUR_TURN, OVER]),
+        st.sampled_from([NEW, Snapshot(frames=1), THEIR_TURN, OUR_TURN, OVER]),
         st.integers(min_value=0, max_value=45),
     ),
     max_size=60,
@@ -471,7 +471,7 @@ EVENTS = st.lists(
 @settings(max_examples=300, deadline=None)
 @given(seat=st.sampled_from(list(Seat)), events=EVENTS)
 def test_in_any_order_of_events_the_limits_hold(
-    seat: Seat, events: list[tuple[str, float, Match, int]]
+    seat: Seat, events: list[tuple[str, float, Snapshot, int]]
 ) -> None:
     link = Link(seat, TIMING, T0)
     now = T0

@@ -1,0 +1,103 @@
+"""Whom a host talks to: its admission rule, without sockets or files.
+
+A host's socket hears from anyone. :func:`admit` decides, for each frame
+from a connection that is not its opponent's, whether the host takes the
+sender as its opponent (a fresh ``hello`` it accepts, or its joiner back on
+a new connection), ignores the frame, or turns the sender away with the
+reason it is told in a ``busy`` frame (docs/PROTOCOL.md §6.5). It reads
+the session and calls what it is given (the ledger of games played, the
+check of the peer's name and key), so :class:`lcnet.net.NetPeer` only
+carries the decision out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from lcnet import hashing, wire
+from lcnet.errors import UserError
+from lcnet.seat import Seat
+from lcnet.session import Session
+
+BUSY_REASON: Final = "this host is already playing a match with someone else"
+"""Sent only while the host is in a match with another peer."""
+OTHER_MATCH_REASON: Final = (
+    "this host is playing another match with you; continue that one with `lcnet resume`"
+)
+OWN_KEY_REASON: Final = "that hello presents this host's own key (join with another identity)"
+BAD_SIGNATURE_REASON: Final = "that hello's signature does not verify with the key it presents"
+NOT_FIRST_REASON: Final = "a match starts with a hello at position 0"
+REPLAYED_REASON: Final = "that hello opened a match this host has already played (a replayed hello)"
+NO_MATCH_REASON: Final = (
+    "this host has no match with you to continue: it is waiting for a new opponent"
+)
+
+
+@dataclass(frozen=True)
+class Admit:
+    """Take the sender as the opponent (a new joiner, or the joiner on a new connection)."""
+
+
+@dataclass(frozen=True)
+class Ignore:
+    """Drop the frame: a stranger's frame that asks for nothing (not a hello or a sync)."""
+
+
+@dataclass(frozen=True)
+class TurnAway:
+    """Send the sender away with ``reason`` (a refusal of the peer check keeps its
+    exception, which may have more to say to this host's player)."""
+
+    reason: str | UserError
+
+    @property
+    def text(self) -> str:
+        return self.reason if isinstance(self.reason, str) else str(self.reason)
+
+
+Decision = Admit | Ignore | TurnAway
+
+
+def admit(
+    session: Session,
+    frame: wire.Frame,
+    *,
+    in_match: bool,
+    own_key: bytes,
+    fresh_game: Callable[[bytes], bool] | None,
+    check_peer: Callable[[Seat, str, bytes], None],
+) -> Decision:
+    """What the host does with ``frame`` from a connection not its opponent's.
+
+    ``in_match``: the host has an opponent (the match may be over, or
+    resumed); ``fresh_game``: whether a game id is new to this host (and
+    from now on, not new); ``check_peer``: raises :class:`UserError` to
+    refuse a joiner's name and key.
+    """
+    joiner_key = session.keys.get(Seat.JOINER)
+    if joiner_key is not None and frame.signed_by(joiner_key) and frame.game == session.game_id:
+        return Admit()  # the joiner, on a new connection (handover)
+    message = frame.message
+    if not isinstance(message, wire.Hello | wire.Sync):
+        return Ignore()
+    if in_match:
+        if isinstance(message, wire.Hello) and message.key == joiner_key:
+            return TurnAway(OTHER_MATCH_REASON)
+        return TurnAway(BUSY_REASON)
+    if not isinstance(message, wire.Hello):
+        return TurnAway(NO_MATCH_REASON)  # a sync: someone resuming a match not this host's
+    if message.key == own_key:
+        return TurnAway(OWN_KEY_REASON)
+    if not frame.signed_by(message.key):
+        return TurnAway(BAD_SIGNATURE_REASON)
+    if frame.seq != 0:
+        return TurnAway(NOT_FIRST_REASON)
+    if fresh_game is not None and not fresh_game(hashing.game_id(frame.raw)):
+        return TurnAway(REPLAYED_REASON)
+    try:
+        check_peer(Seat.JOINER, message.name, message.key)
+    except UserError as exc:
+        return TurnAway(exc)
+    return Admit()
