@@ -30,6 +30,7 @@ from pathlib import Path
 
 from lcnet import evidence as rules
 from lcnet import hashing, wire
+from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DuplicateIgnored, FrameGap, Step
 from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
@@ -44,10 +45,10 @@ class VerdictKind(enum.Enum):
 
 
 EXIT_CODES = {
-    VerdictKind.VALID: 0,
-    VerdictKind.INVALID: 1,
-    VerdictKind.DAMAGED: 2,
-    VerdictKind.INCOMPLETE: 3,
+    VerdictKind.VALID: ExitCode.OK,
+    VerdictKind.INVALID: ExitCode.FAILED,
+    VerdictKind.DAMAGED: ExitCode.USAGE,
+    VerdictKind.INCOMPLETE: ExitCode.UNFINISHED,
 }
 """``lcnet audit`` exit codes; 2 is also an unreadable file or bad usage."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Protocol
 
 from lcnet.engine import Turn, View
 from lcnet.errors import LcnetError
@@ -22,17 +22,6 @@ from lcnet.events import Event
 from lcnet.seat import Seat
 from lcnet.session import Session
 from lcnet.status import Status as Status  # where it always was
-
-# How a front end's match ends, as its process's exit code.
-EXIT_FINISHED: Final = 0
-"""The match ended (by its last round or a resignation) and is saved."""
-EXIT_DISPUTE: Final = 1
-"""The match stopped on a dispute: a player broke the rules."""
-EXIT_UNFINISHED: Final = 3
-"""The player quit an unfinished match (as ``lcnet audit`` calls a match that can go on)."""
-EXIT_NOT_STARTED: Final = 0
-"""The player stopped before any match started (a host that no one joined):
-nothing was played and there is nothing to continue, so nothing went wrong."""
 
 
 @dataclass(frozen=True)

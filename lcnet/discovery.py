@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from lcnet import __version__, hashing, identity, names, wire
-from lcnet.errors import UserError
-from lcnet.net import EXIT_KEY_CHANGED, NetError, PeerCheck
+from lcnet.errors import ExitCode, UserError
+from lcnet.net import NetError, PeerCheck
 from lcnet.seat import Seat
 
 if TYPE_CHECKING:
@@ -53,9 +53,6 @@ SERVICE_TYPE: Final = "_lcnet._tcp.local."
 DEFAULT_LOOK_SECONDS: Final = 1.5
 """How long ``lcnet games`` and ``lcnet join`` listen for answers by default."""
 
-EXIT_NO_GAMES: Final = 8
-"""Exit status of ``lcnet games`` (and ``lcnet join`` without an address) when
-no game was found."""
 
 WAITING: Final = "waiting"
 BUSY: Final = "busy"
@@ -73,15 +70,15 @@ MAX_LABEL_BYTES: Final = 63
 
 
 class NoGamesFound(UserError):
-    """Nothing answered the search (exit status :data:`EXIT_NO_GAMES`)."""
+    """Nothing answered the search (exit status :data:`ExitCode.NO_GAMES`)."""
 
-    exit_code = EXIT_NO_GAMES
+    exit_code = ExitCode.NO_GAMES
 
 
 class AnnouncedKeyMismatch(NetError):
     """The host signed with another key than the one its announcement gave."""
 
-    exit_code = EXIT_KEY_CHANGED
+    exit_code = ExitCode.KEY_CHANGED
     title = "Not the host that was announced"
 
 

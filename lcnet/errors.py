@@ -19,8 +19,47 @@ from pathlib import Path
 from typing import Final
 
 
+class ExitCode(enum.IntEnum):
+    """Every exit status of lcnet's commands, in one table (each command's
+    --help lists the ones it uses). Some numbers mean one thing to each kind
+    of command: aliases name them."""
+
+    OK = 0
+    FINISHED = 0
+    """A match ended (by its last round or a resignation) and is saved."""
+    NOT_STARTED = 0
+    """The player stopped before any match started (a host that no one
+    joined): nothing was played and nothing is to continue."""
+    FAILED = 1
+    """A user error; for ``lcnet audit``, INVALID (a proof of a fault)."""
+    DISPUTE = 1
+    """The match stopped on a dispute: a player broke the rules."""
+    USAGE = 2
+    """The command line is wrong; for ``lcnet audit``, DAMAGED or unreadable."""
+    UNFINISHED = 3
+    """The player quit an unfinished match (``lcnet audit``: INCOMPLETE)."""
+    REFUSED = 4
+    """The opponent would not play (a host busy with another match, or that
+    turned this peer away, or a joiner that refused this host's welcome)."""
+    KEY_CHANGED = 5
+    """The opponent presents a known name with another key (a possible impostor)."""
+    VERSION = 6
+    """The opponent speaks an incompatible protocol version."""
+    UNREACHABLE = 7
+    """The host never answered (nothing listens there, or it is silent)."""
+    NO_GAMES = 8
+    """``lcnet games`` (``lcnet join`` without an address) found no game."""
+    INTERRUPTED = 130
+    """Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
 class LcnetError(Exception):
     """Root of every error lcnet raises deliberately."""
+
+    exit_code: int = ExitCode.FAILED
+    """The command's exit status when this error ends it."""
+    title = "lcnet stopped"
+    """A heading for it where a screen shows one over the message."""
 
 
 class InvalidCardError(LcnetError, ValueError):
@@ -93,8 +132,6 @@ class RemoteProtocolError(ProtocolError):
 class UserError(LcnetError):
     """A problem the user can fix; the message is shown to them as is."""
 
-    exit_code = 1
-    """The command's exit status when this error ends it."""
     shown = False
     """Set once the player has read it (the line mode printed it in the game's
     stream): the command then ends with its exit status without repeating it."""
@@ -103,7 +140,7 @@ class UserError(LcnetError):
 class UsageError(UserError):
     """The command line itself is wrong (exit status 2, like argparse's own errors)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class SessionFailed(LocalProtocolError):
@@ -131,33 +168,24 @@ class NetError(UserError):
     """A heading for it (the full-screen UI shows one over the message)."""
 
 
-EXIT_REFUSED: Final = 4
-"""Exit status: the opponent would not play (a host busy with another match, or
-that turned this peer away, or a joiner that refused this host's welcome)."""
-EXIT_VERSION: Final = 6
-"""Exit status: the opponent speaks an incompatible protocol version."""
-EXIT_UNREACHABLE: Final = 7
-"""Exit status: the host never answered (nothing listens there, or it is silent)."""
-
-
 class Refused(NetError):
     """The opponent would not play with this peer; the message says why."""
 
-    exit_code = EXIT_REFUSED
+    exit_code = ExitCode.REFUSED
     title = "The opponent would not play"
 
 
 class IncompatiblePeer(NetError):
     """The opponent speaks another major protocol version."""
 
-    exit_code = EXIT_VERSION
+    exit_code = ExitCode.VERSION
     title = "Incompatible versions of lcnet"
 
 
 class Unreachable(NetError):
     """The host never answered."""
 
-    exit_code = EXIT_UNREACHABLE
+    exit_code = ExitCode.UNREACHABLE
     title = "The host cannot be reached"
 
 

@@ -35,7 +35,7 @@ from typing import Final
 from nacl.exceptions import BadSignatureError, CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
-from lcnet.errors import UserError
+from lcnet.errors import ExitCode, UserError
 from lcnet.hashing import FINGERPRINT_GROUP
 from lcnet.hashing import fingerprint as fingerprint  # re-exported: where it always was
 from lcnet.seat import Seat
@@ -522,14 +522,11 @@ def _fsync_dir(directory: Path) -> None:
 
 # ------------------------------------------------ what a networked match asks of this store
 
-EXIT_KEY_CHANGED: Final = 5
-"""Exit status: the opponent presents a known name with another key (a possible impostor)."""
-
 
 class KeyChanged(UserError):
     """A known name that presents another key: the match is refused (trust on first use)."""
 
-    exit_code = EXIT_KEY_CHANGED
+    exit_code = ExitCode.KEY_CHANGED
     title = "A known name with a new key"
 
     def __init__(self, check: PeerCheck) -> None:

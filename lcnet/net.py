@@ -41,9 +41,6 @@ from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
 from lcnet.client import Status, Update
 from lcnet.engine import Turn
-from lcnet.errors import EXIT_REFUSED as EXIT_REFUSED  # re-exported: where they always were
-from lcnet.errors import EXIT_UNREACHABLE as EXIT_UNREACHABLE
-from lcnet.errors import EXIT_VERSION as EXIT_VERSION
 from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
 from lcnet.errors import LocalFailure as LocalFailure
@@ -51,7 +48,6 @@ from lcnet.errors import NetError as NetError
 from lcnet.errors import Refused as Refused
 from lcnet.errors import Unreachable as Unreachable
 from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
-from lcnet.identity import EXIT_KEY_CHANGED as EXIT_KEY_CHANGED  # re-exported
 from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
 from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL

@@ -25,8 +25,8 @@ import zmq.asyncio
 from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.bots import make_bot
-from lcnet.client import EXIT_UNFINISHED, MatchClient, Status
-from lcnet.errors import LocalProtocolError, UserError
+from lcnet.client import MatchClient, Status
+from lcnet.errors import ExitCode, LocalProtocolError, UserError
 from lcnet.events import MatchOptions
 from lcnet.invocation import command
 from lcnet.net import (
@@ -727,7 +727,7 @@ async def resume_against_bot(
 def _match_ended(code: int | None) -> bool:
     """Whether the player's side ended the match (so the bot's side ends it too),
     from its exit code (``None``: it stopped on an error)."""
-    return code is not None and code != EXIT_UNFINISHED
+    return code is not None and code != ExitCode.UNFINISHED
 
 
 def _check_bot_side(bot_file: Path, spec: str) -> None:

@@ -52,7 +52,7 @@ from typing import Any, Final
 
 import msgpack
 
-from lcnet.errors import UserError
+from lcnet.errors import ExitCode, UserError
 from lcnet.invocation import command
 
 MAGIC: Final = b"\x89LCNET\r\n"
@@ -94,9 +94,9 @@ UNKNOWN_SEAT: Final = "unknown"
 
 
 class ReplayFileError(UserError):
-    """A file that is not a readable lcnet replay file."""
+    """A file that is not a readable lcnet replay file (``lcnet audit``: like DAMAGED)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,6 @@ from lcnet.events import (
     DisputeInfo,
     DisputeRaised,
     DuplicateIgnored,
-    Event,
     FrameDropped,
     FrameGap,
     MatchEnded,
@@ -60,33 +59,6 @@ from lcnet.events import (
     TurnPlayed,
 )
 from lcnet.seat import Seat
-
-# The values of lcnet.events are re-exported here for older imports; new code
-# imports them from lcnet.events.
-__all__ = [
-    "TABLE",
-    "ControlReceived",
-    "DisputeInfo",
-    "DisputeRaised",
-    "DuplicateIgnored",
-    "Event",
-    "FrameDropped",
-    "FrameGap",
-    "MatchEnded",
-    "MatchOptions",
-    "MatchStarted",
-    "PeerIdentified",
-    "Phase",
-    "RoundStarted",
-    "RoundTrack",
-    "RoundVerified",
-    "Session",
-    "SessionFailed",
-    "Step",
-    "Transition",
-    "TurnPlayed",
-    "Violation",
-]
 
 # ------------------------------------------------------------------ phases
 

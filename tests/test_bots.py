@@ -15,15 +15,6 @@ import pytest
 
 from lcnet.bots import BOTS, LEVELS, Bot, make_bot
 from lcnet.bots.commitment import committed_turns, dead_cards, is_stall
-from lcnet.bots.fastsim import (
-    NO_DRAW_PILE,
-    Determinizer,
-    Sim,
-    evaluate,
-    policy_turn,
-    rank_turns,
-    rollout,
-)
 from lcnet.bots.greedy import GreedyBot
 from lcnet.bots.mcts import (
     DECK_ONLY_MARGIN,
@@ -34,7 +25,8 @@ from lcnet.bots.mcts import (
     TempoMemory,
     capped,
 )
-from lcnet.bots.policy import Weights
+from lcnet.bots.policy import Weights, evaluate, policy_turn, rank_turns, rollout
+from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, Sim
 from lcnet.cards import Card, Suit, parse_cards
 from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from lcnet.errors import UserError

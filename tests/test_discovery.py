@@ -19,6 +19,7 @@ import zmq.asyncio
 from lcnet import discovery, identity, netplay
 from lcnet.cli import main
 from lcnet.discovery import Game, Interface
+from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.net import bind_host
 from lcnet.seat import Seat
@@ -164,7 +165,7 @@ def test_lcnet_games_with_nowhere_to_look_exits_4(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(discovery, "machine_interfaces", lambda: [Interface("127.0.0.1", 8)])
-    assert main(["games", "--json"]) == discovery.EXIT_NO_GAMES
+    assert main(["games", "--json"]) == ExitCode.NO_GAMES
     out, err = capsys.readouterr()
     assert json.loads(out) == [] and "no network interface other than loopback" in err
     assert main(["games", "--timeout", "0"]) == 2

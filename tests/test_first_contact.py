@@ -27,8 +27,9 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import audit, identity, localmatch, net, wire
+from lcnet import audit, identity, localmatch, wire
 from lcnet.bots.basic import RandomBot
+from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay, write_secret
 from lcnet.seat import Seat
@@ -82,7 +83,7 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
         f"nothing is listening at {address} — is the host running, and is this its "
         "address and port?"
     )
-    assert code == net.EXIT_UNREACHABLE, err
+    assert code == ExitCode.UNREACHABLE, err
     assert (out + err).count(expected) == 1, (out, err)
     assert "never answered" not in out + err and "no answer" not in out + err
     assert "Traceback" not in err
@@ -112,7 +113,7 @@ def test_a_host_that_accepts_but_never_answers_is_reported_once(tmp_path: Path) 
             server.close()
 
     code, out, err = asyncio.run(main())
-    assert code == net.EXIT_UNREACHABLE, err
+    assert code == ExitCode.UNREACHABLE, err
     assert (out + err).count("no answer from the host") == 1, (out, err)
     assert "never answered" not in out + err, (out, err)
     assert "nothing is listening" not in err

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from lcnet import audit, identity
-from lcnet.discovery import EXIT_NO_GAMES
-from lcnet.net import EXIT_KEY_CHANGED
+from lcnet.errors import ExitCode
 from lcnet.replaylog import read_replay
 from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import (
@@ -119,7 +118,7 @@ def test_the_announcement_goes_away_when_the_match_starts(lan: Lan, tmp_path: Pa
                     await asyncio.sleep(0.05)
             games = await spawn_in(lan.b, ["games", "--timeout", "2"], tmp_path / "g")
             code, out, err = await finish(games)
-            assert code == EXIT_NO_GAMES, (out, err)
+            assert code == ExitCode.NO_GAMES, (out, err)
             assert "no lcnet game found" in err and "Traceback" not in err
 
             host_code, _, host_err = await finish(host, b"resign\n")
@@ -189,7 +188,7 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(
                 await finish(forger, b"")
             await stop(forger)
         mallory = identity.load_identity(mallory_dir / "home")
-        assert code == EXIT_KEY_CHANGED, err
+        assert code == ExitCode.KEY_CHANGED, err
         assert "IMPOSTOR" in err and alice.fingerprint in err and mallory.fingerprint in err
         assert "Traceback" not in err
         assert not list((tmp_path / "j" / "replays").glob("*")), "nothing is kept"

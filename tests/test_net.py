@@ -18,6 +18,7 @@ import zmq.asyncio
 from lcnet import audit, hashing, identity, net, wire
 from lcnet.bots import make_bot
 from lcnet.client import Status
+from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
@@ -432,7 +433,7 @@ def test_joining_a_host_of_another_protocol_version_fails_in_one_sentence(tmp_pa
             await stop(proc)
             router.close()
             ctx.term()
-        assert code == net.EXIT_VERSION
+        assert code == ExitCode.VERSION
         assert "speaks lcnet protocol 2.3" in err
         assert "Traceback" not in err
 
@@ -471,7 +472,7 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
                 tmp_path,
             )
             code, _, err = await finish(proc)
-        assert code == net.EXIT_UNREACHABLE and "nothing is listening at" in err
+        assert code == ExitCode.UNREACHABLE and "nothing is listening at" in err
         assert "Traceback" not in err
         assert not list(tmp_path.glob("replays/*.lcnet")), "nothing worth keeping was saved"
         home = tmp_path / "broken-home"
@@ -564,7 +565,7 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
             tmp_path,
         )
         code, _, err = await finish(joiner)
-        assert code == net.EXIT_UNREACHABLE and "nothing is listening" in err
+        assert code == ExitCode.UNREACHABLE and "nothing is listening" in err
         assert "unfinished" not in err and "resume" not in err, err
 
     asyncio.run(main())

@@ -12,8 +12,9 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
 from lcnet.bots import LEVELS
-from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
+from lcnet.client import Status, Update
 from lcnet.engine import Turn
+from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
@@ -90,7 +91,7 @@ def test_a_whole_turn_by_keys_choose_discard_draw_from_the_deck() -> None:
         seen["after"] = render(ui.app)
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
     screen = "\n".join(seen["after"])  # type: ignore[arg-type]
     assert f"you discarded {seen['discarded']} and drew" in screen
     assert "random bot" in screen  # the opponent's last move is shown too
@@ -110,7 +111,7 @@ def test_a_typed_turn_in_the_card_notation_is_played() -> None:
         assert ui.tracker.last_moves[Seat.HOST].startswith(f"you discarded {card} and drew")
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
 
 
 def test_typing_plus_starts_a_command_and_a_lone_put_down_waits_for_the_draw() -> None:
@@ -221,7 +222,7 @@ def test_a_whole_match_ends_with_round_summary_and_final_result() -> None:
         seen["final"] = render(ui.app)
         keys.send_text("q")  # a finished match quits without a question
 
-    assert play(client, scenario) == EXIT_FINISHED
+    assert play(client, scenario) == ExitCode.FINISHED
     summary = "\n".join(seen["summary"])
     assert "Round 1 is over" in summary
     assert "(" in summary and " - 20) × " in summary  # each expedition's computation
@@ -246,7 +247,7 @@ def test_quitting_asks_first_and_no_keeps_playing() -> None:
         await wait_until(ui, lambda: ui.turn.confirm is Confirm.QUIT, "the quit question")
         keys.send_text("\x03")
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
 
 
 def test_resigning_asks_first_then_ends_the_match() -> None:
@@ -262,7 +263,7 @@ def test_resigning_asks_first_then_ends_the_match() -> None:
         seen["final"] = render(ui.app)
         keys.send_text("q")
 
-    assert play(client, scenario) == EXIT_FINISHED
+    assert play(client, scenario) == ExitCode.FINISHED
     assert "you resigned: random bot wins" in "\n".join(seen["final"])
 
 
@@ -286,7 +287,7 @@ def test_a_dispute_says_what_the_opponent_did_and_where_the_evidence_is() -> Non
         seen["screen"] = render(ui.app)
         keys.send_text("q")  # a stopped match quits without a question
 
-    assert play(client, scenario) == EXIT_DISPUTE
+    assert play(client, scenario) == ExitCode.DISPUTE
     screen = " ".join(line.strip() for line in seen["screen"])
     assert "random bot broke the rules in frame 41" in screen
     assert "took no such card" in screen
@@ -405,7 +406,7 @@ def test_a_client_that_gives_up_is_shown_with_how_to_resume() -> None:
         seen["screen"] = render(ui.app)
         keys.send_text("q")  # nothing more can happen: no question
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
     screen = " ".join(line.strip() for line in seen["screen"])
     assert "The host stopped answering" in screen
     assert "lcnet resume replays/match-host.lcnet" in screen
@@ -437,7 +438,7 @@ def test_h_shows_the_bots_hint_and_chooses_its_card() -> None:
         seen["screen"] = render(ui.app)
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
     message = str(seen["message"])
     notation = message.removeprefix("hint: ").partition(": ")[0]
     turn = Turn.parse(notation)
@@ -454,7 +455,7 @@ def test_a_typed_hint_asks_the_bot_too() -> None:
         await wait_until(ui, lambda: ui.message.startswith("hint: "), "the hint")
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
 
 
 def test_no_hint_when_it_is_not_your_move() -> None:
@@ -469,7 +470,7 @@ def test_no_hint_when_it_is_not_your_move() -> None:
         ui.turn.sending = False
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
 
 
 def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
@@ -487,7 +488,7 @@ def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
         assert not ui.app.layout.has_focus(ui.command) and ui.command.text == ""
         await quit_confirmed(ui, keys)
 
-    assert play(client, scenario) == EXIT_UNFINISHED
+    assert play(client, scenario) == ExitCode.UNFINISHED
 
 
 def test_the_card_line_says_start_when_there_is_no_expedition_yet() -> None:

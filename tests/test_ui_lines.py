@@ -11,8 +11,9 @@ from typing import TextIO, cast
 
 import pytest
 
-from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, Status, Update
+from lcnet.client import Status, Update
 from lcnet.engine import Turn, View
+from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.seat import Seat
 from lcnet.ui import run_match_ui
@@ -78,7 +79,7 @@ def test_a_piped_script_plays_its_turns_and_end_of_input_leaves_cleanly() -> Non
     client = local_client()
     stdin = ScriptInput(client, [discard_first, discard_first])
     code, out = run(client, stdin)
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     assert out.count("you discarded") == 2
     assert "random bot " in out  # the opponent's moves are printed
     assert out.rstrip().endswith(
@@ -116,27 +117,27 @@ def test_help_and_board_answer_without_playing() -> None:
     code, out = run(client, ScriptInput(client, ["help", "board"]))
     assert "+r7 deck" in out
     assert out.count("discards") == 2  # the table printed again on request
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
 
 
 def test_quit_leaves_an_unfinished_match() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, ["quit"], then=discard_first))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     assert "you discarded" not in out
 
 
 def test_resign_ends_the_match() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, ["resign"]))
-    assert code == EXIT_FINISHED
+    assert code == ExitCode.FINISHED
     assert "you resigned: random bot wins" in out
 
 
 def test_a_whole_match_prints_round_results_and_the_final_result() -> None:
     client = local_client(rounds=2)
     code, out = run(client, ScriptInput(client, [], then=discard_first))
-    assert code == EXIT_FINISHED
+    assert code == ExitCode.FINISHED
     assert "round 1 over: you " in out and "round 2 over: you " in out
     assert " - 20) × " in out  # each expedition's scoring, spelled out
     assert "round 2 of 2: " in out
@@ -151,7 +152,7 @@ def test_a_dispute_is_printed_with_the_evidence_file() -> None:
     dispute = DisputeInfo(Seat.JOINER, 12, b"\0" * 32, "a wrong drawn-card key", Seat.HOST)
     client.inject(Update(event=DisputeRaised(dispute)))
     code, out = run(client, ScriptInput(client, [], then=discard_first))
-    assert code == EXIT_DISPUTE
+    assert code == ExitCode.DISPUTE
     assert "dispute: random bot broke the rules in frame 12: a wrong drawn-card key" in out
     assert "check it with: " in out and "lcnet audit replays/match-host.lcnet" in out
 
@@ -162,7 +163,7 @@ def test_a_client_that_gives_up_ends_the_line_mode_with_how_to_resume() -> None:
     client.inject(Update(notice="the host is unreachable"))
     client.inject(Update(status=Status.OVER))
     code, out = run(client, ScriptInput(client, [], then=discard_first))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     assert "the host is unreachable" in out
     assert "lcnet resume replays/match-host.lcnet" in out
 
@@ -187,7 +188,7 @@ def test_the_line_mode_is_chosen_when_stdin_is_not_a_terminal(
     monkeypatch.setattr(sys, "stdin", ScriptInput(client, ["quit"]))
     monkeypatch.setattr(sys, "stdout", out)
     code = asyncio.run(asyncio.wait_for(run_match_ui(client), TIMEOUT))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     assert out.getvalue().startswith("lcnet line mode")
 
 
@@ -198,7 +199,7 @@ def put_down_first(view: View) -> str:
 def test_a_put_down_alone_asks_for_the_draw_and_the_next_line_completes_the_turn() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, [put_down_first, "deck"]))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     assert "not a turn" not in out
     assert ": now the draw: deck" in out
     assert out.count("you discarded") == 1
@@ -218,7 +219,7 @@ def test_a_card_not_in_hand_is_not_in_your_hand() -> None:
 def test_hint_prints_the_bots_suggestion_and_the_move_is_still_due() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, ["hint", discard_first]))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     [line] = [line for line in out.splitlines() if line.startswith("hint: ")]
     notation, _, reason = line.removeprefix("hint: ").partition(": ")
     Turn.parse(notation)  # a turn the player can type as it is
@@ -258,7 +259,7 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
 
     import nacl.signing
 
-    from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, Status
+    from lcnet.client import Status
     from lcnet.seat import Seat
     from lcnet.session import Session
     from lcnet.ui.tracker import MatchTracker
@@ -269,6 +270,6 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
     )
     tracker = MatchTracker(client)  # type: ignore[arg-type]
     assert not tracker.opponent_known
-    assert tracker.exit_code() == EXIT_NOT_STARTED == 0
+    assert tracker.exit_code() == ExitCode.NOT_STARTED == 0
     session.keys[Seat.JOINER] = b"\x03" * 32  # once someone answered, it can go on
-    assert tracker.exit_code() == EXIT_UNFINISHED
+    assert tracker.exit_code() == ExitCode.UNFINISHED

@@ -15,8 +15,8 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import localmatch
-from lcnet.client import EXIT_UNFINISHED
 from lcnet.deal import HAND_SIZE
+from lcnet.errors import ExitCode
 from lcnet.events import TurnPlayed
 from lcnet.seat import Seat
 from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI, status_line
@@ -136,7 +136,7 @@ def test_a_terminal_too_small_asks_for_the_size_and_the_board_comes_back_on_resi
         output.size = Size(rows=15, columns=60)
         await quit_confirmed(ui, keys)  # q still quits, with its question on the small screen
 
-    assert play(local_client(), output, scenario) == EXIT_UNFINISHED
+    assert play(local_client(), output, scenario) == ExitCode.UNFINISHED
     small = " ".join(seen["small"])
     assert f"make the terminal at least {MIN_COLUMNS}×{MIN_ROWS}" in small
     assert "It is 60×15" in small

@@ -22,7 +22,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import identity, net
 from lcnet.cli._netargs import StandardStreams
-from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, MatchClient, Status
+from lcnet.client import MatchClient, Status
+from lcnet.errors import ExitCode
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
@@ -120,7 +121,7 @@ def test_the_waiting_screen_shows_both_players_and_i_shows_the_fingerprints() ->
             keys.send_text("q")
             await wait_until(ui, lambda: ui.turn.confirm is not None, "the quit question")
             keys.send_text("y")
-            assert await asyncio.wait_for(task, TIMEOUT) == EXIT_UNFINISHED
+            assert await asyncio.wait_for(task, TIMEOUT) == ExitCode.UNFINISHED
 
     asyncio.run(main())
     session = client.session
@@ -145,7 +146,7 @@ def test_line_mode_prints_both_fingerprints_when_the_match_starts() -> None:
             return False
 
     code = asyncio.run(asyncio.wait_for(run_lines(client, Quit("quit\n"), out), TIMEOUT))
-    assert code == EXIT_UNFINISHED
+    assert code == ExitCode.UNFINISHED
     session = client.session
     text = out.getvalue()
     assert f"you: you (host), key {identity.fingerprint(session.keys[Seat.HOST])}" in text
@@ -198,8 +199,8 @@ def test_an_impostor_host_stops_the_full_screen_on_a_warning_and_nothing_is_kept
     assert identity.fingerprint(OLD_BOB) in screen and seen["fake"][0] in screen
     assert f"--accept-new-key {seen['fake'][0]}" in screen
     assert "never answered" not in screen
-    assert error.exit_code == net.EXIT_KEY_CHANGED == 5
-    assert host_code == net.EXIT_REFUSED == 4, "the impostor hears the refusal and stops"
+    assert error.exit_code == ExitCode.KEY_CHANGED == 5
+    assert host_code == ExitCode.REFUSED == 4, "the impostor hears the refusal and stops"
     assert files(alice / "r") == []
     assert files(tmp_path / "impostor" / "replays") == [], "no file for a match never started"
 
@@ -224,7 +225,7 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
         return code, out, err, fake, host_code
 
     code, out, err, fake, host_code = asyncio.run(main())
-    assert code == net.EXIT_KEY_CHANGED, err
+    assert code == ExitCode.KEY_CHANGED, err
     # Said once, in the line mode's stream (the command does not repeat it).
     assert identity.fingerprint(OLD_BOB) in out and fake in out
     # The harmless causes are said beside the dangerous one (issue 44, point 6).
@@ -233,7 +234,7 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
     assert "one of you can take another name (lcnet id --name NAME)" in out
     assert fake not in err
     assert "never answered" not in out
-    assert host_code == net.EXIT_REFUSED
+    assert host_code == ExitCode.REFUSED
     assert files(alice / "r") == [] and files(tmp_path / "impostor" / "replays") == []
 
 
@@ -260,7 +261,7 @@ def test_a_look_alike_of_a_known_name_is_played_with_a_caution_beside_its_name(
         return code, out, err
 
     code, out, err = asyncio.run(main())
-    assert code == EXIT_UNFINISHED, err
+    assert code == ExitCode.UNFINISHED, err
     caution = "the name 'Bоb' may not be who it says: it looks like 'Bob', known here"
     assert f"CAUTION: {caution}" in out
     assert f"  ! {caution}; it mixes scripts (CYRILLIC, LATIN)" in out  # with its fingerprint
@@ -362,7 +363,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
             ctx.term()
 
     code = asyncio.run(main())
-    assert code == EXIT_NOT_STARTED  # no match started, no file: nothing to continue
+    assert code == ExitCode.NOT_STARTED  # no match started, no file: nothing to continue
     warning = flat(seen["warning"])
     assert identity.fingerprint(OLD_BOB) in warning
     assert identity.fingerprint(bytes(LocalPeer_key(31).verify_key)) in warning
@@ -371,7 +372,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
     # (issue 44, point 15).
     assert "R resign" not in flat(seen["after"]) and "q quit" in flat(seen["after"])
     refused = seen["refused"]
-    assert isinstance(refused, net.Refused) and refused.exit_code == net.EXIT_REFUSED
+    assert isinstance(refused, net.Refused) and refused.exit_code == ExitCode.REFUSED
     assert "not the one known here" in str(refused)
     assert files(hana / "r") == []
 
@@ -432,7 +433,7 @@ def test_a_busy_host_is_shown_in_the_full_screen_and_exits_refused(
     screen = flat(seen["screen"])
     assert net.BUSY_REASON in screen
     assert "never answered" not in screen
-    assert error.exit_code == net.EXIT_REFUSED  # type: ignore[attr-defined]
+    assert error.exit_code == ExitCode.REFUSED  # type: ignore[attr-defined]
     assert files(me / "r") == []
 
 
@@ -456,7 +457,7 @@ def test_a_refusal_in_line_mode_has_one_reason_and_its_exit_code(tmp_path: Path)
             ctx.term()
 
     code, out, err = asyncio.run(main())
-    assert code == net.EXIT_REFUSED, err
+    assert code == ExitCode.REFUSED, err
     assert net.BUSY_REASON in out and net.BUSY_REASON not in err  # said once
     assert "never answered" not in out
     assert files(me / "r") == []
@@ -469,10 +470,10 @@ def test_exit_codes_are_listed_in_the_help_of_host_and_join() -> None:
     for command in ("host", "join"):
         text = parser._subparsers._group_actions[0].choices[command].format_help()  # type: ignore[union-attr]
         for code in (
-            net.EXIT_REFUSED,
-            net.EXIT_KEY_CHANGED,
-            net.EXIT_VERSION,
-            net.EXIT_UNREACHABLE,
+            ExitCode.REFUSED,
+            ExitCode.KEY_CHANGED,
+            ExitCode.VERSION,
+            ExitCode.UNREACHABLE,
         ):
             assert f"  {code}  " in text, (command, code)
         assert "--accept-new-key" in text

@@ -6,13 +6,13 @@ never reads a card that player could not see: the hint during a match
 with the file owner's view before each of its turns).
 
 How a turn is valued: the same search machinery as the mcts bot
-(:mod:`lcnet.bots.fastsim`). The candidates are the heuristic's best turns
+(:mod:`lcnet.bots.sim`, :mod:`lcnet.bots.policy`). The candidates are the heuristic's best turns
 that keep the commitment rule (and, in an analysis, the turn played). Each
 is made in the *same* sampled determinizations (common random numbers, so
 the comparison is not drowned by the luck of the deal), the heuristic plays
 both sides a little further (from 16 cards left, the opponent as a player
 of unknown style, as in the mcts bot's late search), and
-:func:`~lcnet.bots.fastsim.evaluate` estimates the round's final score
+:func:`~lcnet.bots.policy.evaluate` estimates the round's final score
 difference, this player minus the opponent. The mean over the deals is a
 turn's *value*, in points; the bot's choice is the candidate with the best
 value, and a turn's *loss* is how many points below the bot's choice its

@@ -1,7 +1,7 @@
 """Two opponents with a recognisable style: ``cautious`` and ``aggressive``.
 
 They exist to measure a search bot against more than one way of playing, so
-they share nothing with :mod:`lcnet.bots.fastsim` (the heuristic that
+they share nothing with :mod:`lcnet.bots.policy` (the heuristic that
 ``greedy`` plays and that ``mcts`` searches with): a few plain rules each,
 with their own numbers, reading only the bot's :class:`~lcnet.engine.View`.
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lcnet import __version__
-from lcnet.errors import LcnetError
+from lcnet.errors import ExitCode, LcnetError
 
 COMMANDS: Final[Mapping[str, str]] = {
     "play": "play a built-in bot on this machine (the full protocol, over loopback)",
@@ -38,8 +38,6 @@ COMMANDS: Final[Mapping[str, str]] = {
     "id": "show or set your name, key and fingerprint",
 }
 """Each command (its module is ``lcnet.cli.NAME``) and its line in ``--help``, in that order."""
-
-EXIT_USAGE = 2
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -92,19 +90,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help()
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); silence the flush at exit too.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return ExitCode.FAILED
     except LcnetError as exc:
         if not getattr(exc, "shown", False):
             print(f"lcnet {args.command}: {exc}", file=sys.stderr)
-        return getattr(exc, "exit_code", 1)
+        return exc.exit_code
     return code

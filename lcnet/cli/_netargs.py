@@ -10,12 +10,8 @@ from pathlib import Path
 from lcnet import identity
 from lcnet.bots import bot_choices
 from lcnet.client import MatchClient
-from lcnet.errors import UsageError, UserError
+from lcnet.errors import ExitCode, UsageError, UserError
 from lcnet.net import (
-    EXIT_KEY_CHANGED,
-    EXIT_REFUSED,
-    EXIT_UNREACHABLE,
-    EXIT_VERSION,
     Timing,
 )
 from lcnet.netplay import DEFAULT_REPLAYS, Player
@@ -27,20 +23,20 @@ BIND_HELP = (
 
 EXIT_CODES = f"""
 exit status:
-  0  the match was played to its end (or resigned), or you stopped before
+  {ExitCode.FINISHED}  the match was played to its end (or resigned), or you stopped before
      any match started (no one joined: nothing to continue)
-  1  a dispute (a player broke the rules), or another error
-  2  the command line is wrong
-  3  you left an unfinished match (`lcnet resume FILE` continues it)
-  {EXIT_REFUSED}  the opponent would not play: a host busy with another match or that
+  {ExitCode.DISPUTE}  a dispute (a player broke the rules), or another error
+  {ExitCode.USAGE}  the command line is wrong
+  {ExitCode.UNFINISHED}  you left an unfinished match (`lcnet resume FILE` continues it)
+  {ExitCode.REFUSED}  the opponent would not play: a host busy with another match or that
      turned you away (it says why), or a joiner that refused your welcome
-  {EXIT_KEY_CHANGED}  the opponent uses a name you know with another key: it may be
+  {ExitCode.KEY_CHANGED}  the opponent uses a name you know with another key: it may be
      someone else; nothing was played (--accept-new-key FINGERPRINT, once
      you checked it with them, or `lcnet id --forget NAME`)
-  {EXIT_VERSION}  the opponent runs an lcnet of an incompatible protocol version
-  {EXIT_UNREACHABLE}  the host cannot be reached: nothing listens at the address, or it never
+  {ExitCode.VERSION}  the opponent runs an lcnet of an incompatible protocol version
+  {ExitCode.UNREACHABLE}  the host cannot be reached: nothing listens at the address, or it never
      answered
-  8  (join without an address) no game was found on the local network
+  {ExitCode.NO_GAMES}  (join without an address) no game was found on the local network
 """
 """The exit codes of the commands that play over the network (their --help epilog)."""
 

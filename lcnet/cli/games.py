@@ -11,8 +11,8 @@ import json
 import sys
 
 from lcnet import discovery
-from lcnet.discovery import DEFAULT_LOOK_SECONDS, EXIT_NO_GAMES, Game, NoGamesFound
-from lcnet.errors import UsageError, UserError
+from lcnet.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
+from lcnet.errors import ExitCode, UsageError, UserError
 
 DESCRIPTION = """\
 Look for games that `lcnet host` announces on the local network (DNS-SD over
@@ -28,7 +28,7 @@ examples:
   lcnet games --json             the same as JSON, for scripts
   lcnet games --timeout 5        listen longer (a busy or slow network)
 
-exit status: 0 if at least one game was found, {EXIT_NO_GAMES} if none was
+exit status: 0 if at least one game was found, {ExitCode.NO_GAMES} if none was
 (with --json, `[]` is printed then), 2 for a wrong command line.
 The search uses this machine's network interfaces other than loopback; a
 firewall must let multicast DNS through (UDP port 5353).

@@ -8,8 +8,8 @@
 * :func:`view_replay`: the full-screen viewer of a saved match
   (``lcnet replay``).
 
-Each returns an exit code: :data:`EXIT_FINISHED` (0), :data:`EXIT_DISPUTE`
-(1) or :data:`EXIT_UNFINISHED` (3, the player left a match that can be
+Each returns an exit code: :data:`ExitCode.FINISHED` (0), :data:`ExitCode.DISPUTE`
+(1) or :data:`ExitCode.UNFINISHED` (3, the player left a match that can be
 resumed). The board they share lives in :mod:`lcnet.ui.board`.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from lcnet.client import EXIT_DISPUTE, EXIT_FINISHED, EXIT_UNFINISHED, MatchClient
+from lcnet.client import MatchClient
 
 if TYPE_CHECKING:
     from lcnet.ui.game import run_tui
@@ -55,9 +55,6 @@ async def run_match_ui(client: MatchClient) -> int:
 
 
 __all__ = [
-    "EXIT_DISPUTE",
-    "EXIT_FINISHED",
-    "EXIT_UNFINISHED",
     "run_lines",
     "run_match_ui",
     "run_tui",

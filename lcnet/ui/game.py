@@ -1078,8 +1078,7 @@ def _key_check(error: LcnetError) -> identity.PeerCheck | None:
 
 def _failure_title(failure: LcnetError) -> str:
     """A heading for why no match was played (the network errors name their kind)."""
-    title = getattr(failure, "title", None)
-    return title if isinstance(title, str) else "The connection failed"
+    return failure.title
 
 
 def sentence(text: str) -> str:

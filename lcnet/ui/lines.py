@@ -26,9 +26,9 @@ import stat
 import threading
 from typing import Any, Final, TextIO
 
-from lcnet.client import EXIT_NOT_STARTED, EXIT_UNFINISHED, MatchClient, Update
+from lcnet.client import MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
-from lcnet.errors import IllegalMoveError, InvalidMoveError, LcnetError, UserError
+from lcnet.errors import ExitCode, IllegalMoveError, InvalidMoveError, LcnetError, UserError
 from lcnet.events import RoundVerified
 from lcnet.invocation import command
 from lcnet.ui.board import board_lines, plain, scoring_lines
@@ -342,7 +342,7 @@ class LineGame:
         session = self.client.session
         if self.client.seat.other not in session.keys:
             self.say("leaving: the opponent never answered, so no match was started")
-            return EXIT_NOT_STARTED
+            return ExitCode.NOT_STARTED
         path = self.client.replay_path
         later = (
             f"continue it later with: {command()} resume {path}"
@@ -350,7 +350,7 @@ class LineGame:
             else "this match is not saved, so it cannot be continued"
         )
         self.say(f"leaving the match unfinished; {later}")
-        return EXIT_UNFINISHED
+        return ExitCode.UNFINISHED
 
 
 async def run_lines(client: MatchClient, stdin: TextIO, stdout: TextIO) -> int:

@@ -23,16 +23,12 @@ from typing import Final
 from lcnet import hashing
 from lcnet.cards import Card, Suit
 from lcnet.client import (
-    EXIT_DISPUTE,
-    EXIT_FINISHED,
-    EXIT_NOT_STARTED,
-    EXIT_UNFINISHED,
     MatchClient,
     Status,
     Update,
 )
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
-from lcnet.errors import IllegalMoveError, IllegalReason, LcnetError
+from lcnet.errors import ExitCode, IllegalMoveError, IllegalReason, LcnetError
 from lcnet.events import (
     DisputeInfo,
     DisputeRaised,
@@ -262,12 +258,12 @@ class MatchTracker:
 
     def exit_code(self) -> int:
         if self.dispute is not None:
-            return EXIT_DISPUTE
+            return ExitCode.DISPUTE
         if self.ended is not None or self.client.session.is_over:
-            return EXIT_FINISHED
+            return ExitCode.FINISHED
         if not self.opponent_known:
-            return EXIT_NOT_STARTED  # no match, no file: nothing to continue
-        return EXIT_UNFINISHED
+            return ExitCode.NOT_STARTED  # no match, no file: nothing to continue
+        return ExitCode.UNFINISHED
 
     @property
     def replay_path(self) -> Path | None:

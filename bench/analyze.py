@@ -1,0 +1,53 @@
+"""How long ``lcnet replay FILE --analyze`` takes on the sample match.
+
+    python bench/analyze.py [--deals N] [--file REPLAY ...]
+
+Runs the analysis ``--analyze`` runs (lcnet.analysis.analyze_record, the
+default deals and seed 0) on each file's owner's turns, once each, in this
+process, and prints per file the turns analysed, the seconds and the
+milliseconds a turn, one figure per line as ``name: value unit``. The
+defaults (both players' files of the 82-turn sample) take about half a
+minute on two quiet cores; the figure is for the README's promise of how
+long the sample takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lcnet import analysis, replay  # noqa: E402
+from lcnet.bots import advice  # noqa: E402
+from lcnet.replaylog import read_replay  # noqa: E402
+from lcnet.seat import Seat  # noqa: E402
+
+SAMPLES = [ROOT / "replays" / f"sample-complete-{seat}.lcnet" for seat in ("host", "joiner")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=advice.ANALYSIS_DEALS)
+    parser.add_argument("--file", type=Path, nargs="+", default=SAMPLES)
+    args = parser.parse_args()
+    print(f"deals: {args.deals} per turn")
+    for path in args.file:
+        contents = read_replay(path)
+        record = replay.load_contents(contents)
+        seat = Seat[contents.header.seat.upper()]
+        start = time.perf_counter()
+        result = analysis.analyze_record(record, seat, deals=args.deals)
+        seconds = time.perf_counter() - start
+        name = path.stem.replace("-", "_")
+        turns = len(result.turns)
+        print(f"{name}_turns: {turns} turns")
+        print(f"{name}_seconds: {seconds:.2f} s")
+        print(f"{name}_per_turn: {1000 * seconds / turns:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
