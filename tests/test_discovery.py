@@ -16,7 +16,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import discovery, identity, netplay
+from lcnet import botpeer, discovery, identity, netplay
 from lcnet.cli import main
 from lcnet.discovery import Game, Interface
 from lcnet.errors import ExitCode
@@ -98,7 +98,7 @@ def test_a_host_bound_to_loopback_starts_no_announcer(tmp_path: Path) -> None:
 def test_lcnet_play_tells_its_bot_host_not_to_announce() -> None:
     import inspect
 
-    assert '"--no-announce"' in inspect.getsource(netplay.play_against_bot)
+    assert '"--no-announce"' in inspect.getsource(botpeer.play_against_bot)
 
 
 def test_the_txt_record_round_trips_and_bad_records_are_ignored() -> None:

@@ -501,8 +501,8 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
 
     from lcnet import localmatch
     from lcnet.bots.basic import RandomBot
-    from lcnet.netplay import unfinished_matches
     from lcnet.replaylog import ReplayHeader, write_replay, write_secret
+    from lcnet.saved import unfinished_matches
 
     closed = refused_port
     rng = random.Random(12)

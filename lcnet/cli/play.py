@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from lcnet.botpeer import play_against_bot
 from lcnet.cli._netargs import add_player_arguments, player_from
 from lcnet.errors import UsageError
 from lcnet.events import MatchOptions
-from lcnet.netplay import play_against_bot
 
 DEFAULT_BOT = "hard"
 

@@ -7,10 +7,12 @@ import asyncio
 from pathlib import Path
 
 from lcnet.addresses import parse_address
+from lcnet.botpeer import resume_against_bot
 from lcnet.cli._netargs import add_player_arguments, player_from, print_listening
 from lcnet.invocation import command
-from lcnet.netplay import resume_against_bot, resume_match, unfinished_matches
+from lcnet.netplay import resume_match
 from lcnet.replaylog import read_replay, refuse_damaged
+from lcnet.saved import unfinished_matches
 
 DESCRIPTION = """\
 Continue a match that stopped before its end (a crash, a closed terminal, a
