@@ -49,7 +49,7 @@ import msgpack
 import nacl.bindings
 import nacl.signing
 
-from lcnet import audit, hashing, wire
+from lcnet import audit, compare, hashing, repair, wire
 from lcnet.deal import RoundDeal
 from lcnet.decks import PlayerDeck
 from lcnet.engine import Turn, View
@@ -1508,7 +1508,7 @@ def _audit(contents: ReplayContents, what: str, found: _Findings) -> Verdict | N
 
 def _pair(
     first: tuple[str, bytes], second: tuple[str, bytes], found: _Findings
-) -> tuple[dict[str, Verdict], audit.Comparison | None]:
+) -> tuple[dict[str, Verdict], compare.Comparison | None]:
     """What ``lcnet audit FIRST SECOND`` judges: each file's verdict (a file
     that is no replay file is skipped, the other judged alone) and the comparison."""
     parsed = {name: _parse(data, name, found) for name, data in (first, second)}
@@ -1523,7 +1523,7 @@ def _pair(
     names = (first[0], second[0])
     c1, c2 = readable[names[0]], readable[names[1]]
     try:
-        verdicts, comparison = audit.audit_pair(c1, c2, names)
+        verdicts, comparison = repair.audit_pair(c1, c2, names)
     except Exception as exc:
         found.add("crash-audit", f"auditing the pair {names}: {type(exc).__name__}: {exc}")
         return {}, None

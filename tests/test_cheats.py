@@ -16,7 +16,7 @@ import msgpack
 import nacl.signing
 import pytest
 
-from lcnet import audit, deal, group, hashing, wire
+from lcnet import audit, compare, deal, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card
 from lcnet.events import DuplicateIgnored, FrameDropped
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay, write_replay
@@ -314,7 +314,7 @@ def test_two_frames_signed_for_one_position(tmp_path: Path) -> None:
         for frame in honest.frames[: first.seq]:
             writer.append_frame(frame)
         writer.append_frame(twin.raw)
-    comparison = audit.compare(honest, read_replay(forged_path))
+    comparison = compare.compare(honest, read_replay(forged_path))
     assert comparison.equivocation is not None
     assert comparison.equivocation.signer is not None
     assert comparison.equivocation.signer.seat is JOINER
@@ -511,7 +511,7 @@ def test_an_honest_match_audits_valid_from_both_files(tmp_path: Path) -> None:
     joiner_verdict = audit.audit_file(table.paths[JOINER])
     assert host_verdict.kind is joiner_verdict.kind is audit.VerdictKind.VALID
     assert host_verdict.totals == list(table.host.match.totals)  # type: ignore[union-attr]
-    comparison = audit.compare(read_replay(table.paths[HOST]), read_replay(table.paths[JOINER]))
+    comparison = compare.compare(read_replay(table.paths[HOST]), read_replay(table.paths[JOINER]))
     assert comparison.equivocation is None and comparison.common == len(table.host.chain)
 
 

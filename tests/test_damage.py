@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from lcnet import audit, replaylog, wire
+from lcnet import audit, repair, replaylog, wire
 from lcnet.cli import main
 from lcnet.replaylog import (
     MAGIC,
@@ -469,7 +469,7 @@ def test_a_frame_record_hidden_in_a_field_is_not_spliced_in_after_damage_to_its_
     [damage] = contents.damage
     assert (damage.offset, damage.resumes_at) == (start, end)
     assert damage.frames_after == frames[g + 1 :]  # exactly the genuine ones
-    verdicts, _ = audit.audit_pair(contents, read_replay(table.paths[Seat.JOINER]), ("a", "b"))
+    verdicts, _ = repair.audit_pair(contents, read_replay(table.paths[Seat.JOINER]), ("a", "b"))
     assert verdicts[0].kind is audit.VerdictKind.VALID, verdicts[0].summary
     assert verdicts[0].repaired is not None and verdicts[0].repaired.filled == [g]
 
@@ -538,7 +538,7 @@ def test_planted_garbage_does_not_cost_a_damaged_file_its_resynchronisation(
         assert damage.frames_after == frames[g + 1 :] and contents.torn is None
         path = tmp_path / f"damaged-{g}.lcnet"
         path.write_bytes(bytes(data))
-        verdicts, _ = audit.audit_pair(
+        verdicts, _ = repair.audit_pair(
             read_replay(path), read_replay(table.paths[Seat.JOINER]), ("a", "b")
         )
         assert verdicts[0].kind is audit.VerdictKind.VALID, verdicts[0].summary

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from lcnet import audit, wire
+from lcnet import audit, repair, wire
 from lcnet.replaylog import MAGIC, ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
 
@@ -67,7 +67,7 @@ def test_a_twin_that_stops_early_cannot_make_the_damaged_file_owe(tmp_path: Path
         i for i in range(201, 300) if wire.decode_frame(frames[i]).signed_by(joiner_key)
     )
     twin = read_replay(_twin(tmp_path / "twin.lcnet", frames[: last_joiner + 1]))
-    verdicts, comparison = audit.audit_pair(damaged, twin, ("host", "twin"))
+    verdicts, comparison = repair.audit_pair(damaged, twin, ("host", "twin"))
     verdict = verdicts[0]
     assert verdict.kind is audit.VerdictKind.DAMAGED, verdict.summary
     assert not _accuses(verdict, Seat.HOST)
@@ -84,14 +84,14 @@ def test_a_twin_with_the_whole_match_still_leaves_a_hidden_tail_damaged(tmp_path
     # its last own frame: the verdict says DAMAGED, and what the repair shows.
     damaged = read_replay(_tail_hidden(tmp_path / "host.lcnet", 200))
     twin = read_replay(JOINER)
-    verdict = audit.audit_pair(damaged, twin, ("host", "twin"))[0][0]
+    verdict = repair.audit_pair(damaged, twin, ("host", "twin"))[0][0]
     assert verdict.kind is audit.VerdictKind.DAMAGED, verdict.summary
     assert verdict.shows is not None and verdict.shows.kind is audit.VerdictKind.VALID
 
 
 def test_a_gap_between_own_frames_is_pinned_by_the_chain_and_repaired(tmp_path: Path) -> None:
     path = _gap_at(tmp_path / "host.lcnet", 200)
-    verdict = audit.audit_pair(read_replay(path), read_replay(JOINER), ("host", "twin"))[0][0]
+    verdict = repair.audit_pair(read_replay(path), read_replay(JOINER), ("host", "twin"))[0][0]
     assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
     assert verdict.repaired is not None and verdict.repaired.filled == [200]
     assert verdict.repaired.unvouched == []
@@ -105,6 +105,6 @@ def test_a_forged_frame_in_the_gap_does_not_chain_and_is_not_spliced(tmp_path: P
     forged = list(frames)
     forged[200] = frames[150]
     twin = read_replay(_twin(tmp_path / "twin.lcnet", forged))
-    verdict = audit.audit_pair(read_replay(path), twin, ("host", "twin"))[0][0]
+    verdict = repair.audit_pair(read_replay(path), twin, ("host", "twin"))[0][0]
     assert verdict.kind is audit.VerdictKind.DAMAGED, verdict.summary
     assert "do not form one chain at position 200" in " ".join(verdict.notes)

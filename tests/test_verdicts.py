@@ -16,7 +16,7 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, deal, wire
+from lcnet import audit, deal, repair, wire
 from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
@@ -454,7 +454,7 @@ def test_planted_evidence_never_convicts_the_honest_player(tmp_path: Path, host_
         assert own.kind is audit.VerdictKind.INCOMPLETE, own.summary
         assert own.dispute is not None and f"crossed frame {q} in flight" in own.dispute
     for pair in ((honest, cheat), (cheat, honest)):
-        verdicts, comparison = audit.audit_pair(*pair, ("a", "b"))
+        verdicts, comparison = repair.audit_pair(*pair, ("a", "b"))
         assert not any(_names(v, HOST) for v in verdicts), [v.summary for v in verdicts]
         assert comparison.equivocation is None, comparison.summary
 

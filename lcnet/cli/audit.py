@@ -12,7 +12,9 @@ import sys
 from typing import Any
 
 from lcnet import audit
+from lcnet.compare import Comparison
 from lcnet.invocation import command
+from lcnet.repair import audit_pair
 from lcnet.replaylog import ReplayContents, ReplayFileError, read_replay
 
 DESCRIPTION = """\
@@ -125,9 +127,9 @@ def _judge(args: argparse.Namespace) -> int:
             _print_verdict(good_path, verdict)
             print(f"lcnet audit: {_named(bad_path, error)}", file=sys.stderr)
         return code
-    comparison: audit.Comparison | None = None
+    comparison: Comparison | None = None
     if len(contents) == 2:
-        verdicts, comparison = audit.audit_pair(contents[0], contents[1], (paths[0], paths[1]))
+        verdicts, comparison = audit_pair(contents[0], contents[1], (paths[0], paths[1]))
     else:
         verdicts = [audit.audit_contents(contents[0])]
         if verdicts[0].kind is audit.VerdictKind.DAMAGED:
@@ -158,9 +160,9 @@ def _judge(args: argparse.Namespace) -> int:
 def _extended(
     codes: list[int],
     verdicts: list[audit.Verdict],
-    comparison: audit.Comparison,
+    comparison: Comparison,
     paths: list[str],
-) -> tuple[list[int], audit.Comparison]:
+) -> tuple[list[int], Comparison]:
     """When one file's transcript is a prefix of the other's (the other went
     on), the pair is judged by the longer transcript: the shorter file's
     "incomplete" is no verdict on the match, only on where it stopped. A
@@ -198,7 +200,7 @@ def _unreadable(path: str, exc: ReplayFileError, *, as_json: bool) -> int:
 
 
 def _json(
-    paths: list[str], verdicts: list[audit.Verdict], comparison: audit.Comparison | None
+    paths: list[str], verdicts: list[audit.Verdict], comparison: Comparison | None
 ) -> dict[str, Any]:
     if comparison is None:
         out = verdicts[0].to_json()
