@@ -15,7 +15,7 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
 * counts, and otherwise ignores, anything that does not decode or verify
   (a joiner redials when a message too large to read cost its connection).
 
-:class:`NetPeer` implements :class:`~lcnet.client.MatchClient`, so the
+:class:`NetPeer` implements :class:`~lcnet.frontend.MatchClient`, so the
 terminal UI, the line mode and the bot driver run on it unchanged.
 """
 
@@ -39,7 +39,6 @@ from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where i
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
-from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
@@ -48,6 +47,7 @@ from lcnet.errors import NetError as NetError
 from lcnet.errors import Refused as Refused
 from lcnet.errors import Unreachable as Unreachable
 from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
+from lcnet.frontend import Status, Update
 from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
 from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL

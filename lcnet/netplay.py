@@ -25,9 +25,9 @@ import zmq.asyncio
 from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.bots import make_bot
-from lcnet.client import MatchClient, Status
 from lcnet.errors import LocalProtocolError, UserError
 from lcnet.events import MatchOptions
+from lcnet.frontend import MatchClient, Status
 from lcnet.invocation import command
 from lcnet.net import (
     CLOSE_LINGER_MS,

@@ -33,7 +33,7 @@ import nacl.signing
 
 from lcnet import deal, evidence, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card, deck_size
-from lcnet.decks import ObserverDeck, PlayerDeck, RoundTrack, Violation
+from lcnet.deckcheck import ObserverDeck, PlayerDeck, RoundTrack, Violation
 from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
 from lcnet.errors import (
     IllegalMoveError,

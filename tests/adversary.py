@@ -51,7 +51,7 @@ import nacl.signing
 
 from lcnet import audit, compare, hashing, repair, wire
 from lcnet.deal import RoundDeal
-from lcnet.decks import PlayerDeck
+from lcnet.deckcheck import PlayerDeck
 from lcnet.engine import Turn, View
 from lcnet.events import DisputeInfo, MatchOptions, Step
 from lcnet.group import GROUP_ORDER

@@ -17,7 +17,7 @@ from pathlib import Path
 import nacl.signing
 
 from lcnet import audit, wire
-from lcnet.bots.basic import RandomBot
+from lcnet.bots.uniform import RandomBot
 from lcnet.events import MatchOptions, Step
 from lcnet.replaylog import ReplayHeader, ReplayWriter
 from lcnet.seat import Seat

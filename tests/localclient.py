@@ -1,4 +1,4 @@
-"""A :class:`~lcnet.client.MatchClient` for a person against a bot, in process (tests only).
+"""A :class:`~lcnet.frontend.MatchClient` for a person against a bot, in process (tests only).
 
 Two real sessions with their own keys exchange real signed frames, so the
 user interfaces can be tested through the real protocol without a network.
@@ -11,10 +11,10 @@ import random
 from pathlib import Path
 
 from lcnet.bots import Bot
-from lcnet.client import Status, Update
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
 from lcnet.events import MatchOptions, Step
+from lcnet.frontend import Status, Update
 from lcnet.localmatch import Peer, new_peers
 from lcnet.seat import Seat
 from lcnet.session import Session

@@ -23,8 +23,8 @@ import zmq
 import zmq.asyncio
 
 from lcnet.bots import make_bot
-from lcnet.client import Status
 from lcnet.events import MatchOptions, Step
+from lcnet.frontend import Status
 from lcnet.net import NetPeer, Timing, bind_host, connect_joiner
 from lcnet.netplay import read_ready_port
 from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay

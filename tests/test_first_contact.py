@@ -28,7 +28,7 @@ import nacl.signing
 import pytest
 
 from lcnet import audit, identity, localmatch, wire
-from lcnet.bots.basic import RandomBot
+from lcnet.bots.uniform import RandomBot
 from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay, write_secret

@@ -21,7 +21,7 @@ CORE = frozenset(
         "lcnet",
         "lcnet.admission",
         "lcnet.cards",
-        "lcnet.decks",
+        "lcnet.deckcheck",
         "lcnet.deal",
         "lcnet.engine",
         "lcnet.errors",
@@ -139,11 +139,11 @@ def test_the_network_layer_imports_no_user_interface() -> None:
 
 
 def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> None:
-    """lcnet.client is what a user interface and the network share: an interface,
+    """lcnet.frontend is what a user interface and the network share: an interface,
     which the network's import of it must not turn into bots, in-process
     matches and replay files."""
     graph = _graph(top_level_only=False)
-    modules = _reached(graph, "lcnet.client")
+    modules = _reached(graph, "lcnet.frontend")
     wrong = sorted(
         m for m in modules if _in(m, ("lcnet.bots", "lcnet.localmatch", "lcnet.replaylog"))
     )

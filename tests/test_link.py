@@ -13,7 +13,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet.client import Status
+from lcnet.frontend import Status
 from lcnet.link import (
     REDIAL_GRACE,
     RESEND_INTERVAL,

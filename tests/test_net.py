@@ -17,9 +17,9 @@ import zmq.asyncio
 
 from lcnet import audit, hashing, identity, net, wire
 from lcnet.bots import make_bot
-from lcnet.client import Status
 from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
+from lcnet.frontend import Status
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.session import Phase
@@ -500,7 +500,7 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
     import random
 
     from lcnet import localmatch
-    from lcnet.bots.basic import RandomBot
+    from lcnet.bots.uniform import RandomBot
     from lcnet.replaylog import ReplayHeader, write_replay, write_secret
     from lcnet.saved import unfinished_matches
 

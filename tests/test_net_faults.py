@@ -23,8 +23,8 @@ import zmq.asyncio
 
 from lcnet import hashing, identity, net, wire
 from lcnet.bots import make_bot
-from lcnet.client import Status
 from lcnet.events import MatchOptions
+from lcnet.frontend import Status
 from lcnet.seat import Seat
 from lcnet.session import Session
 from tests.netutil import DEADLINE, LOOPBACK, LocalPeer, local_host, local_joiner

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lcnet import audit, localmatch, wire
-from lcnet.bots.basic import RandomBot
+from lcnet.bots.uniform import RandomBot
 from lcnet.cards import ALL_CARDS
 from lcnet.engine import Draw, IllegalMoveError, IllegalReason, PutDown, Round, Turn, View
 from lcnet.errors import LocalProtocolError

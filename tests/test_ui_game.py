@@ -12,10 +12,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
 from lcnet.bots import LEVELS
-from lcnet.client import Status, Update
 from lcnet.engine import Turn
 from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
+from lcnet.frontend import Status, Update
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI
 from lcnet.ui.turn import Confirm, Stage

@@ -11,10 +11,10 @@ from typing import TextIO, cast
 
 import pytest
 
-from lcnet.client import Status, Update
 from lcnet.engine import Turn, View
 from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DisputeRaised, MatchOptions
+from lcnet.frontend import Status, Update
 from lcnet.seat import Seat
 from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
@@ -259,7 +259,7 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
 
     import nacl.signing
 
-    from lcnet.client import Status
+    from lcnet.frontend import Status
     from lcnet.seat import Seat
     from lcnet.session import Session
     from lcnet.ui.tracker import MatchTracker

@@ -22,8 +22,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet import identity, net
 from lcnet.cli._netargs import StandardStreams
-from lcnet.client import MatchClient, Status
 from lcnet.errors import ExitCode
+from lcnet.frontend import MatchClient, Status
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.seat import Seat
 from lcnet.ui.game import GameUI

@@ -29,8 +29,8 @@ from prompt_toolkit.output import DummyOutput
 
 from lcnet import localmatch
 from lcnet.bots import make_bot
-from lcnet.client import Update
 from lcnet.events import MatchOptions
+from lcnet.frontend import Update
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
 from tests.localclient import LocalClient

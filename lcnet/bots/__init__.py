@@ -38,7 +38,7 @@ BotFactory = Callable[..., Bot]
 
 
 def _random_bot(rng: random.Random, **options: str) -> Bot:
-    from lcnet.bots.basic import RandomBot
+    from lcnet.bots.uniform import RandomBot
 
     _no_options("random", options)
     return RandomBot(rng)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from lcnet import identity
 from lcnet.bots import bot_choices
-from lcnet.client import MatchClient
 from lcnet.errors import ExitCode, UsageError, UserError
+from lcnet.frontend import MatchClient
 from lcnet.net import (
     Timing,
 )

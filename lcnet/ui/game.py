@@ -1,7 +1,7 @@
 """The full-screen terminal game: one player's side of a match, in prompt_toolkit.
 
 :func:`run_tui` shows the board (:mod:`lcnet.ui.board`) of a match behind a
-:class:`~lcnet.client.MatchClient` and takes the player's moves by keys or
+:class:`~lcnet.frontend.MatchClient` and takes the player's moves by keys or
 typed in the card notation. Network updates arrive in a background task
 (``client.next_update()``), go through a :class:`~lcnet.ui.tracker.MatchTracker`
 and redraw the screen; moves go out with ``client.play()``. Nothing here
@@ -40,10 +40,10 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet import hashing, identity
 from lcnet.cards import HAND_SIZE, Card, Suit
-from lcnet.client import MatchClient, Status
 from lcnet.engine import Draw, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.events import DisputeRaised, MatchEnded, RoundVerified
+from lcnet.frontend import MatchClient, Status
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,

@@ -26,10 +26,10 @@ import stat
 import threading
 from typing import Any, Final, TextIO
 
-from lcnet.client import MatchClient, Update
 from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, InvalidMoveError, LcnetError, UserError
 from lcnet.events import RoundVerified
+from lcnet.frontend import MatchClient, Update
 from lcnet.invocation import command
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, check_choice, explain

@@ -22,11 +22,6 @@ from typing import Final
 
 from lcnet import hashing
 from lcnet.cards import Card, Suit
-from lcnet.client import (
-    MatchClient,
-    Status,
-    Update,
-)
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, IllegalReason, LcnetError
 from lcnet.events import (
@@ -38,6 +33,11 @@ from lcnet.events import (
     RoundStarted,
     RoundVerified,
     TurnPlayed,
+)
+from lcnet.frontend import (
+    MatchClient,
+    Status,
+    Update,
 )
 from lcnet.invocation import command
 from lcnet.seat import Seat
