@@ -3,7 +3,7 @@
     python bench/deal.py [--repeat N]
 
 Prints one figure per line as ``name: value unit``. The multiplications of
-a pass are spread over the CPUs (``lcnet.group.mul_many``), so the times
+a pass are spread over the CPUs (``lcnet.batch.mul_many``), so the times
 depend on the number of cores as well as on their speed:
 
 * ``deal_both_sides_<n>``: one round's deck work for host and joiner together

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NoReturn
 
-from lcnet import group, hashing
+from lcnet import batch, group, hashing
 from lcnet.cards import ALL_CARDS, HAND_SIZE, Card, deck_size
 from lcnet.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from lcnet.seat import Seat
@@ -208,7 +208,7 @@ def _all_card_points() -> tuple[bytes, ...]:
     )
     # Checked once because the whole scheme rests on it; a failure would be a
     # libsodium bug (probability of a collision or of the identity: ~2⁻²⁴⁰).
-    if len(set(points)) != len(points) or not group.all_valid(points):
+    if len(set(points)) != len(points) or not batch.all_valid(points):
         raise LocalProtocolError("the card points are not distinct valid group elements")
     return points
 
@@ -255,11 +255,11 @@ class DeckSecrets:
     def shuffle(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
         """Pass 1 or 2 over trusted points: ``out[i] = g · points[π(i)]``."""
         g = self.global_scalar
-        return group.mul_many([g] * self.size, [points[j] for j in self.permutation])
+        return batch.mul_many([g] * self.size, [points[j] for j in self.permutation])
 
     def lock(self, points: Sequence[bytes]) -> tuple[bytes, ...]:
         """Pass 3 or 4 over trusted points: ``out[i] = (k_i · g⁻¹) · points[i]``."""
-        return group.mul_many(self.lock_scalars, points)
+        return batch.mul_many(self.lock_scalars, points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,7 +393,7 @@ def _invalid_point_error(number: int, points: Sequence[bytes]) -> DeckProtocolEr
 
 
 def _check_points_valid(number: int, points: Sequence[bytes]) -> None:
-    if not group.all_valid(points):
+    if not batch.all_valid(points):
         raise _invalid_point_error(number, points)
 
 
@@ -439,7 +439,7 @@ def _multiply_received(
     (see :func:`lcnet.group.try_mul`) and ``order`` is a permutation, so
     every received point is checked, without paying for the check twice.
     """
-    products = group.try_mul_many(scalars, [points[source] for source in order])
+    products = batch.try_mul_many(scalars, [points[source] for source in order])
     out = tuple(product for product in products if product is not None)
     if len(out) != len(products):
         raise _invalid_point_error(number, points)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import group, hashing
+from lcnet import batch, group, hashing
 from lcnet.deal import card_table
 
 SCALAR = hashing.global_scalar(b"group test")
@@ -100,9 +100,9 @@ def _scalars(count: int) -> list[bytes]:
 @pytest.fixture
 def four_shares(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Batches cut into four shares (three helper threads), whatever this machine has."""
-    helpers = group._Helpers()
-    monkeypatch.setattr(group, "_cpus", lambda: 4)
-    monkeypatch.setattr(group, "_helpers", helpers)
+    helpers = batch._Helpers()
+    monkeypatch.setattr(batch, "_cpus", lambda: 4)
+    monkeypatch.setattr(batch, "_helpers", helpers)
     yield
     if helpers.pool is not None:
         helpers.pool.shutdown()
@@ -114,34 +114,34 @@ def test_a_batch_gives_exactly_the_one_by_one_results_in_order(
 ) -> None:
     scalars = _scalars(count)
     points = list(card_table(6).points[:count])
-    assert group.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
-    assert group.all_valid(points)
+    assert batch.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
+    assert batch.all_valid(points)
     # From 16 on, the batch was spread: the helper threads were made for it.
-    assert (group._helpers.pool is not None) == (count >= 16)
+    assert (batch._helpers.pool is not None) == (count >= 16)
 
 
 def test_one_cpu_means_no_helper_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(group, "_cpus", lambda: 1)
-    monkeypatch.setattr(group, "_helpers", group._Helpers())
+    monkeypatch.setattr(batch, "_cpus", lambda: 1)
+    monkeypatch.setattr(batch, "_helpers", batch._Helpers())
     scalars, points = _scalars(60), list(card_table(5).points)
-    assert group.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
-    assert group._helpers.get() == (None, 1)
+    assert batch.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
+    assert batch._helpers.get() == (None, 1)
 
 
 @pytest.mark.parametrize("where", [0, 14, 15, 29, 45, 59])
 def test_a_batch_finds_an_invalid_point_wherever_it_is(four_shares: None, where: int) -> None:
     points: list[bytes] = list(card_table(5).points)
     points[where] = ORDER_8_POINT
-    products = group.try_mul_many(_scalars(60), points)
+    products = batch.try_mul_many(_scalars(60), points)
     assert [i for i, p in enumerate(products) if p is None] == [where]
-    assert not group.all_valid(points)
+    assert not batch.all_valid(points)
     with pytest.raises(group.GroupError):
-        group.mul_many(_scalars(60), points)
+        batch.mul_many(_scalars(60), points)
 
 
 def test_a_batch_needs_one_scalar_per_point() -> None:
     with pytest.raises(group.GroupError):
-        group.try_mul_many(_scalars(3), list(card_table(5).points[:4]))
+        batch.try_mul_many(_scalars(3), list(card_table(5).points[:4]))
 
 
 @pytest.mark.parametrize("where", [0, 45])
@@ -151,19 +151,19 @@ def test_a_bad_scalar_in_a_batch_is_a_bug_not_an_invalid_point(
     scalars = _scalars(60)
     scalars[where] = bytes(32)  # zero: never a key
     with pytest.raises(group.GroupError):  # raised, whichever thread met it; not None
-        group.try_mul_many(scalars, list(card_table(5).points))
+        batch.try_mul_many(scalars, list(card_table(5).points))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_spreads_batches_with_threads_of_its_own(four_shares: None) -> None:
     scalars, points = _scalars(60), list(card_table(5).points)
-    expected = group.mul_many(scalars, points)  # the parent's helper threads now exist
+    expected = batch.mul_many(scalars, points)  # the parent's helper threads now exist
     pid = os.fork()
     if pid == 0:  # the child, where the parent's threads do not run
         code = 2
         try:
             signal.alarm(60)  # waiting on a thread that is not there would hang: end instead
-            code = 0 if group.mul_many(scalars, points) == expected else 1
+            code = 0 if batch.mul_many(scalars, points) == expected else 1
         finally:
             os._exit(code)  # never return into the test runner
     _, status = os.waitpid(pid, 0)
