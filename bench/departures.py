@@ -24,12 +24,16 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 from typing import NamedTuple
 
-from duel import mean_ci, seat, tell_hand  # bench/duel.py, beside this script
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.duel import seat, tell_hand
 from lcnet.bots import make_bot
 from lcnet.bots.mcts import MctsBot
+from lcnet.stats import mean_half
 
 PHASES = ((40, 99), (32, 39), (24, 31), (16, 23), (9, 15), (0, 8))
 """Draw pile sizes, early to late (the last is the endgame, 8 cards or fewer)."""
@@ -96,7 +100,7 @@ def main() -> None:
     print(f"departures: {args.spec} vs greedy, {n} deals x 2 seats, seed {args.seed}")
 
     def line(name: str, values: list[float], unit: str, sign: str = "") -> None:
-        mean, half = mean_ci(values)
+        mean, half = mean_half(values)
         low, high = mean - half, mean + half
         print(f"{name}: {mean:{sign}.1f} {unit}  (ci95 {low:{sign}.1f} to {high:{sign}.1f})")
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import random
 import sys
 import time
@@ -27,7 +26,8 @@ from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import MctsBot
 from lcnet.bots.sim import Determinizer
 from lcnet.engine import Round, View
-from lcnet.selfplay import MAX_TURNS_PER_ROUND, wilson_interval
+from lcnet.selfplay import MAX_TURNS_PER_ROUND
+from lcnet.stats import mean_half, wilson_interval
 
 
 class HandDeterminizer(Determinizer):
@@ -43,13 +43,6 @@ class HandDeterminizer(Determinizer):
         self.unseen = [cid for cid in self.unseen if cid not in placed]
 
 
-def mean_ci(values: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval (normal approximation)."""
-    mean = sum(values) / len(values)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1))
-    return mean, 1.96 * sd / math.sqrt(len(values))
-
-
 def told_deals(rnd: Round, view: View) -> Determinizer:
     """The deals of ``view`` in which the opponent holds its real hand in ``rnd``."""
     return HandDeterminizer(view, [c.id for c in rnd.hand(view.opponent)])
@@ -58,7 +51,7 @@ def told_deals(rnd: Round, view: View) -> Determinizer:
 def tell_hand(search: MctsBot, rnd: Round) -> MctsBot:
     """Let ``search`` sample only the deals in which the opponent holds its
     real hand in ``rnd`` (a ceiling, not a bot: bench/oracle.py); returns it."""
-    search.determinizer = functools.partial(told_deals, rnd)  # type: ignore[method-assign]
+    search.deals = functools.partial(told_deals, rnd)
     return search
 
 
@@ -148,7 +141,7 @@ def main() -> None:
     wins = sum(m > 0 for m in margins)
     draws = sum(m == 0 for m in margins)
     low, high = wilson_interval(wins, rounds)
-    mean, half = mean_ci([(x + y) / 2 for x, y, *_ in results])
+    mean, half = mean_half([(x + y) / 2 for x, y, *_ in results])
     moves = sum(r[3] for r in results)
     spent = sum(r[2] for r in results)
     print(f"duel: {args.a} vs {args.b}, {args.deals} deals x 2 seats, seed {args.seed}")

@@ -45,9 +45,12 @@ import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
-from regret import greedy_round  # bench/regret.py, beside this script
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.regret import greedy_round
 from lcnet.bots import make_bot
 from lcnet.bots.mcts import LATE_DRAW_PILE, MctsBot, candidate_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn

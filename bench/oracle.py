@@ -26,10 +26,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
-from duel import mean_ci, play_deal  # bench/duel.py, beside this script
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lcnet.selfplay import wilson_interval
+from bench.duel import play_deal
+from lcnet.stats import mean_half, wilson_interval
 
 
 def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float]:
@@ -39,7 +42,7 @@ def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float
     draws = sum(m == 0 for m in margins)
     low, high = wilson_interval(wins, len(margins))
     pairs = [(x + y) / 2 for x, y, *_ in results]
-    mean, half = mean_ci(pairs)
+    mean, half = mean_half(pairs)
     moves = sum(r[3] for r in results)
     print(
         f"{name}_win_rate: {(wins + draws / 2) / len(margins):.1%}  "
@@ -72,7 +75,7 @@ def main() -> None:
     print(f"oracle: {args.bot} vs {args.opponent}, {args.deals} deals x 2 seats, seed {args.seed}")
     plain_pairs = summary("search", plain)
     told_pairs = summary("told_hand", told)
-    gain, half = mean_ci([t - p for p, t in zip(plain_pairs, told_pairs, strict=True)])
+    gain, half = mean_half([t - p for p, t in zip(plain_pairs, told_pairs, strict=True)])
     print(f"hand_worth: {gain:+.1f} points/round  (ci95 {gain - half:+.1f} to {gain + half:+.1f})")
     print(f"wall: {time.perf_counter() - started:.0f} s", file=sys.stderr)
 

@@ -36,18 +36,22 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
-from duel import mean_ci, seat, tell_bot
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.duel import seat, tell_bot
 from lcnet.bots import make_bot
 from lcnet.selfplay import play_round
+from lcnet.stats import mean_half
 
 
 def over_deals(values: list[float]) -> tuple[float, float]:
     """Mean and 95% half-width of per-round ``values`` listed deal by deal
     (both seats of a deal in turn): a deal's two rounds share their cards,
     so the interval is over deals."""
-    return mean_ci([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
+    return mean_half([(x + y) / 2 for x, y in zip(values[::2], values[1::2], strict=True)])
 
 
 def won(margin: float) -> float:

@@ -24,7 +24,7 @@ import ast
 import re
 import sys
 
-from duel import mean_ci
+from lcnet.stats import mean_half
 
 LINE = re.compile(r"game \d+/\d+ \(deal (\d+)\): (\{.*\}) -> \S+$")
 
@@ -81,12 +81,12 @@ def main() -> None:
     def won(games: list[tuple[int, int]]) -> float:
         return sum(mine > theirs for mine, theirs in games) / len(games)
 
-    margin_a, _ = mean_ci([margin(a[d]) for d in common])
-    margin_b, _ = mean_ci([margin(b[d]) for d in common])
-    diff, half = mean_ci([margin(b[d]) - margin(a[d]) for d in common])
-    win_a, _ = mean_ci([won(a[d]) for d in common])
-    win_b, _ = mean_ci([won(b[d]) for d in common])
-    win_diff, win_half = mean_ci([won(b[d]) - won(a[d]) for d in common])
+    margin_a, _ = mean_half([margin(a[d]) for d in common])
+    margin_b, _ = mean_half([margin(b[d]) for d in common])
+    diff, half = mean_half([margin(b[d]) - margin(a[d]) for d in common])
+    win_a, _ = mean_half([won(a[d]) for d in common])
+    win_b, _ = mean_half([won(b[d]) for d in common])
+    win_diff, win_half = mean_half([won(b[d]) - won(a[d]) for d in common])
     same = sum(sorted(a[d]) == sorted(b[d]) for d in common)
     print(f"A: {label_a} ({args.log_a})")
     print(f"B: {label_b} ({args.log_b})")

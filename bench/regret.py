@@ -46,13 +46,17 @@ import random
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
-from duel import mean_ci, tell_hand  # bench/duel.py, beside this script
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.duel import tell_hand
 from lcnet.bots import make_bot, parse_bot_spec
 from lcnet.bots.mcts import MctsBot, candidate_turns
 from lcnet.bots.sim import Determinizer, from_turn, to_turn
 from lcnet.engine import Round, View
+from lcnet.stats import mean_half
 
 
 def greedy_round(seed: int) -> Iterator[tuple[Round, View]]:
@@ -158,7 +162,7 @@ def main() -> None:
                 best_chosen[spec] += value == top
     print(f"positions: {counted}  (with 2 or more candidates)")
     for name, values in regrets.items():
-        mean, half = mean_ci(values)
+        mean, half = mean_half(values)
         low, high = mean - half, mean + half
         print(f"regret_{name}: {mean:.2f} points/move  (ci95 {low:.2f} to {high:.2f})")
         print(f"best_{name}: {best_chosen[name] / len(values):.1%}")

@@ -16,8 +16,13 @@ seconds a pairing.
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from duel import seat
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.duel import seat
 
 LATE = 16
 """From this many cards in the draw pile a turn counts as late."""

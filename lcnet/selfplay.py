@@ -18,7 +18,6 @@ score-difference interval (:meth:`Tally.score_diff_ci95`).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,10 @@ from lcnet.engine import DEFAULT_ROUNDS, Match, Round, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError, UsageError
 from lcnet.events import MatchOptions
 from lcnet.seat import Seat
+from lcnet.stats import MeanInterval as MeanInterval  # where they always were
+from lcnet.stats import mean_interval as mean_interval
+from lcnet.stats import t_quantile_975 as t_quantile_975
+from lcnet.stats import wilson_interval as wilson_interval
 
 MAX_TURNS_PER_ROUND: Final = 1000
 """Safety cap on turns per round in bot-vs-bot play.
@@ -240,16 +243,6 @@ def _scores_of(peers: dict[Seat, localmatch.Peer]) -> tuple[tuple[int, int], ...
     return tuple(match.round_scores) if match is not None else ()
 
 
-@dataclass(frozen=True)
-class MeanInterval:
-    """A mean with its 95% Student t interval (``None`` ends with fewer than 2 units)."""
-
-    mean: float
-    low: float | None
-    high: float | None
-    units: int
-
-
 @dataclass
 class Tally:
     """Wins, draws, mean scores and score differences over a run, per bot label.
@@ -313,54 +306,6 @@ class Tally:
         """The first bot's mean score difference per round, with a 95% t interval
         over :meth:`diff_units`."""
         return mean_interval(self.diff_units())
-
-
-_T975: Final = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-"""The 97.5% quantile of Student's t for 1 to 30 degrees of freedom."""
-
-
-def t_quantile_975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom: a table
-    to 30, then the Cornish-Fisher expansion around the normal quantile
-    (within 0.001 of the exact value beyond 30)."""
-    if df < 1:
-        raise ValueError("a t quantile needs at least one degree of freedom")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    return z + g1 / df + g2 / df**2 + g3 / df**3
-
-
-def mean_interval(values: Sequence[float]) -> MeanInterval:
-    """The mean of ``values`` with its 95% Student t interval
-    (mean ± t(n-1) · s / sqrt(n)); no interval for fewer than two values."""
-    n = len(values)
-    if n == 0:
-        return MeanInterval(0.0, None, None, 0)
-    mean = math.fsum(values) / n
-    if n < 2:
-        return MeanInterval(mean, None, None, n)
-    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    half = t_quantile_975(n - 1) * math.sqrt(variance / n)
-    return MeanInterval(mean, mean - half, mean + half, n)
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval (95% by default) for a success rate."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def run(

@@ -389,6 +389,10 @@ class MctsBot:
         self._rng = rng
         self._clock = clock
         self.weights = weights
+        self.deals: Callable[[View], Determinizer] | None = None
+        """The seam for measurements: the deals the search samples instead of
+        those consistent with the view (bench/oracle.py gives it the deals in
+        which the opponent holds its real hand: what knowing it is worth)."""
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise UserError(
@@ -539,8 +543,9 @@ class MctsBot:
 
     def determinizer(self, view: View) -> Determinizer:
         """Where the search's sampled deals come from: the deals consistent
-        with ``view``. A seam for experiments (bench/oracle.py gives the
-        search the opponent's real hand, to measure what knowing it is worth)."""
+        with ``view`` (or :attr:`deals`'s, when given)."""
+        if self.deals is not None:
+            return self.deals(view)
         if self.belief is None or view.draw_pile_size > self.belief_from:
             return Determinizer(view)
         return BeliefDeterminizer(view, self.belief)
