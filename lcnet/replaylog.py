@@ -579,9 +579,11 @@ def parse_replay(data: bytes) -> ReplayContents:
     torn: TornTail | None = None
     records: list[tuple[int, bytes]] = []  # (kind, payload) of the intact prefix
     bad: int | None = None
+    last = offset  # where the last record accepted starts
     while offset < size:
         found = _intact_at(data, offset)
         if not isinstance(found, str) and (found[1][0] != RecordKind.HEADER or not records):
+            last = offset
             end, body = found
             if body[0] in _KIND_VALUES:
                 records.append((body[0], body[1:]))
@@ -621,7 +623,14 @@ def parse_replay(data: bytes) -> ReplayContents:
             ):
                 resume = None
             if resume is None:
-                crashed = not _owner_frame_anywhere(data, bad, owner)
+                # The owner's frame may start inside the record accepted last:
+                # a byte deleted from the end of its checksum can leave one
+                # that still matches (1 in 256), and the next record then
+                # starts a byte before ``bad``. Only the owner signs such a
+                # frame, so looking there proves nothing false; before its key
+                # is known, only after ``bad``.
+                known = owner is not None and owner[0] is not None
+                crashed = not _owner_frame_anywhere(data, last if known else bad, owner)
         else:
             resume = _resynchronise(data, bad, own_end)
             crashed = own_end == size or not data[bad:].strip(b"\0")
@@ -777,13 +786,14 @@ def _owner_went_on(data: bytes, start: int, owner: _Owner) -> bool:
     return any(_owners_later_frame(raw, owner) for raw in run.frames_after)
 
 
-def _owner_frame_anywhere(data: bytes, bad: int, owner: _Owner | None) -> bool:
-    """Whether an intact FRAME record after ``bad`` holds a frame the owner
-    signed later (within the scan's checksum budget). Before the owner's key
-    is known, the record at ``bad`` is the owner's own (see parse_replay), so
-    any intact record holding a transcript frame after it shows no crash."""
+def _owner_frame_anywhere(data: bytes, after: int, owner: _Owner | None) -> bool:
+    """Whether an intact FRAME record starting after ``after`` holds a frame
+    the owner signed later (within the scan's checksum budget). Before the
+    owner's key is known, the record at ``bad`` is the owner's own (see
+    parse_replay), so any intact record holding a transcript frame after it
+    shows no crash."""
     budget = scan_budget(len(data))
-    for match in _CANDIDATE.finditer(data, bad + 1):
+    for match in _CANDIDATE.finditer(data, after + 1):
         start = match.start()
         if data[start + 4] != RecordKind.FRAME:
             continue
