@@ -64,6 +64,25 @@ async def spawn_lan_host(
     )
 
 
+async def run_script(
+    namespace: str, script: str, *args: str, home: Path, typed: bool = True
+) -> asyncio.subprocess.Process:
+    """``python -c SCRIPT ARGS`` inside ``namespace`` (a forger, a rogue, a
+    watcher: a peer that is not lcnet), with standard input to end it if
+    ``typed``."""
+    return await asyncio.create_subprocess_exec(
+        *Lan.exec_in(namespace),
+        sys.executable,
+        "-c",
+        script,
+        *args,
+        stdin=asyncio.subprocess.PIPE if typed else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=lcnet_env(home),
+    )
+
+
 def join_args(directory: Path) -> list[str]:
     return ["join", "--pick", "1", "--bot", "random", "--replays", str(directory / "replays")]
 
@@ -161,18 +180,8 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(
     async def main() -> None:
         # Mallory hosts without announcing, and announces her port as Alice's game.
         host, port = await spawn_lan_host(lan, mallory_dir, "--bot", "random", "--no-announce")
-        forger = await asyncio.create_subprocess_exec(
-            *Lan.exec_in(lan.a),
-            sys.executable,
-            "-c",
-            FORGER,
-            ADDRESS_A,
-            alice.fingerprint,
-            str(port),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "forger"),
+        forger = await run_script(
+            lan.a, FORGER, ADDRESS_A, alice.fingerprint, str(port), home=tmp_path / "forger"
         )
         try:
             assert forger.stdout is not None
@@ -218,17 +227,7 @@ asyncio.run(main())
 def test_a_host_stopped_with_ctrl_c_says_goodbye_to_the_network(lan: Lan, tmp_path: Path) -> None:
     async def main() -> None:
         host, _ = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
-        watcher = await asyncio.create_subprocess_exec(
-            *Lan.exec_in(lan.b),
-            sys.executable,
-            "-c",
-            WATCHER,
-            ADDRESS_B,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "w"),
-        )
+        watcher = await run_script(lan.b, WATCHER, ADDRESS_B, home=tmp_path / "w")
         try:
             assert watcher.stdout is not None
             async with asyncio.timeout(DEADLINE):
@@ -311,17 +310,8 @@ def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
 
     async def main() -> None:
         host, port = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
-        rogue = await asyncio.create_subprocess_exec(
-            *Lan.exec_in(lan.a),
-            sys.executable,
-            "-c",
-            ROGUE,
-            ADDRESS_A,
-            json.dumps(answers),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "rogue"),
+        rogue = await run_script(
+            lan.a, ROGUE, ADDRESS_A, json.dumps(answers), home=tmp_path / "rogue"
         )
         try:
             assert rogue.stdout is not None
@@ -397,15 +387,8 @@ def test_a_host_that_gave_up_a_stalled_opening_is_announced_again(lan: Lan, tmp_
             lan, tmp_path / "h", "--bot", "random", "--opening-timeout", "1"
         )
         try:
-            staller = await asyncio.create_subprocess_exec(
-                *Lan.exec_in(lan.b),
-                sys.executable,
-                "-c",
-                STALLER,
-                f"tcp://{ADDRESS_A}:{port}",
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=lcnet_env(tmp_path / "s"),
+            staller = await run_script(
+                lan.b, STALLER, f"tcp://{ADDRESS_A}:{port}", home=tmp_path / "s", typed=False
             )
             code, out, err = await finish(staller)
             assert code == 0 and out.split()[0] == "welcome" and out.split()[-1] == "busy", err

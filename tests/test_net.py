@@ -45,6 +45,13 @@ from tests.netutil import (
 HOST, JOINER = Seat.HOST, Seat.JOINER
 
 
+async def spawn_bot_joiner(directory: Path, port: int) -> asyncio.subprocess.Process:
+    """``lcnet join --bot random`` to the host at ``port`` on loopback."""
+    args = ["join", f"{LOOPBACK}:{port}", "--bot", "random", *TIMING_ARGS]
+    args += ["--replays", str(directory / "replays")]
+    return await spawn(args, directory / "home", directory)
+
+
 def assert_valid_pair(first: Path, second: Path) -> None:
     a, b = read_replay(first), read_replay(second)
     assert a.frames == b.frames, "the two files must hold the same transcript"
@@ -202,19 +209,7 @@ def test_a_peer_that_stops_responding_is_noticed_and_welcome_back(tmp_path: Path
     async def main() -> None:
         ctx = zmq.asyncio.Context()
         local, port = local_host(tmp_path / "local", ctx, options=MatchOptions(rounds=1), seed=5)
-        proc = await spawn(
-            [
-                "join",
-                f"{LOOPBACK}:{port}",
-                "--bot",
-                "random",
-                "--replays",
-                str(tmp_path / "j" / "replays"),
-                *TIMING_ARGS,
-            ],
-            tmp_path / "j" / "home",
-            tmp_path,
-        )
+        proc = await spawn_bot_joiner(tmp_path / "j", port)
         frozen: list[bool] = []
 
         def freeze(peer: LocalPeer) -> None:
@@ -752,19 +747,7 @@ def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
                     frame = wire.decode_frame(await sock.recv())
                     if isinstance(frame.message, wire.Busy):
                         break
-            joiner = await spawn(
-                [
-                    "join",
-                    f"{LOOPBACK}:{port}",
-                    "--bot",
-                    "random",
-                    *TIMING_ARGS,
-                    "--replays",
-                    str(tmp_path / "j" / "replays"),
-                ],
-                tmp_path / "j" / "home",
-                tmp_path / "j",
-            )
+            joiner = await spawn_bot_joiner(tmp_path / "j", port)
             joined = await finish(joiner)
             hosted = await finish(host)
         finally:

@@ -95,6 +95,12 @@ def remember(home: Path, name: str, key: bytes) -> None:
 OLD_BOB = bytes(nacl.signing.SigningKey(b"\x21" * 32).verify_key)
 
 
+async def join_typed(directory: Path, port: int) -> asyncio.subprocess.Process:
+    """``lcnet join`` in line mode (a person typing), as the user of ``directory``."""
+    args = ["join", f"{LOOPBACK}:{port}", "--replays", str(directory / "r"), *TIMING_ARGS]
+    return await spawn(args, directory / "home", directory, typed=True)
+
+
 # ------------------------------------------------------------ fingerprints
 
 
@@ -212,12 +218,7 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
     async def main() -> tuple[int, str, str, str, int]:
         proc, port, fake = await impostor_host(tmp_path)
         try:
-            joiner = await spawn(
-                ["join", f"{LOOPBACK}:{port}", "--replays", str(alice / "r"), *TIMING_ARGS],
-                alice / "home",
-                alice,
-                typed=True,
-            )
+            joiner = await join_typed(alice, port)
             code, out, err = await finish(joiner, b"board\n")
             host_code, _, _ = await finish(proc)
         finally:
@@ -249,12 +250,7 @@ def test_a_look_alike_of_a_known_name_is_played_with_a_caution_beside_its_name(
     async def main() -> tuple[int, str, str]:
         proc, port = await spawn_host(tmp_path / "copycat", extra=["--name", "Bоb"])
         try:
-            joiner = await spawn(
-                ["join", f"{LOOPBACK}:{port}", "--replays", str(alice / "r"), *TIMING_ARGS],
-                alice / "home",
-                alice,
-                typed=True,
-            )
+            joiner = await join_typed(alice, port)
             code, out, err = await finish(joiner, b"board\nquit\n")
         finally:
             await stop(proc)
