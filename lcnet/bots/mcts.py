@@ -60,8 +60,9 @@ import functools
 import math
 import random
 import time as _time
-from collections.abc import Callable, Sequence
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
 
 from lcnet.bots.belief import MISS, PARTICLES, HandBelief
 from lcnet.bots.commitment import committed_turns, is_stall
@@ -107,9 +108,6 @@ left they gained +4.8% of win rate against greedy and cost nothing against
 the styles; from 16 they cost (docs/experiments/2026-12-05-stalls.md)."""
 STALL_PUT_DOWNS: Final = 3
 """The heuristic's best put-downs the search pairs with every stall."""
-CAP_DRAW_PILE: Final = 8
-"""From this many cards in the draw pile, a ``cap`` (if given) squashes each
-simulated round's score difference (:func:`capped`)."""
 ENDGAME_CANDIDATES: Final = 40
 """Root candidates in the endgame, when ``candidates`` is not given: in
 practice every turn the commitment rule allows."""
@@ -155,27 +153,6 @@ card (cautious: under 1%, aggressive: 2-4%)."""
 DECK_ONLY_MARGIN: Final = 1e9
 """``pile_draw_margin`` of a simulated opponent that keeps to the draw pile:
 no pile draw beats the deck by that much."""
-OPTIONS: Final = (
-    "iterations",
-    "time",
-    "candidates",
-    "early",
-    "depth",
-    "endgame",
-    "spread",
-    "late",
-    "tempo",
-    "belief",
-    "miss",
-    "particles",
-    "stall",
-    "cap",
-    "capfrom",
-    "puts",
-)
-"""The options an ``mcts:`` spec may give."""
-MAX_CAP: Final = 1000.0
-"""The largest ``cap`` accepted (points; beyond any round's difference)."""
 MAX_TIME: Final = 600.0
 """The longest time budget accepted (seconds): more is surely a typo."""
 MAX_ITERATIONS: Final = 10_000_000
@@ -224,15 +201,6 @@ def candidate_turns(
     return chosen
 
 
-def capped(difference: float, cap: float) -> float:
-    """What a simulated round ending ``difference`` points apart is worth to
-    a search with ``cap`` (0: the difference itself): ``cap * tanh(difference
-    / cap)``, about the difference near zero and ever less beyond about
-    ``cap`` either way, so that points where the round is already won or
-    lost count less than points that may turn it."""
-    return cap * math.tanh(difference / cap) if cap else difference
-
-
 def _parse_int(name: str, text: str, low: int, high: int) -> int:
     try:
         value = int(text)
@@ -253,6 +221,94 @@ def _parse_float(name: str, text: str, high: float, *, zero: bool, noun: str = "
         bounds = "between 0 and" if zero else "more than 0 and at most"
         raise UserError(f"mcts option {name}={text}: must be {bounds} {high:g}")
     return value
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """What an ``mcts:`` spec sets (``mcts:iterations=400,time=0.1``), parsed
+    once by :meth:`parse`: the search's budget and shape. Every option is
+    one that a measurement supports (docs/BOTS.md, docs/experiments/)."""
+
+    iterations: int | None = DEFAULT_ITERATIONS
+    """Simulations a move (:data:`LATE_FACTOR` times late); ``None``: no cap."""
+    time: float | None = DEFAULT_TIME
+    """Seconds a move; ``None``: no cap. Given alone, either is the only budget."""
+    candidates: int = DEFAULT_CANDIDATES
+    late_candidates: int = LATE_CANDIDATES
+    endgame_candidates: int = ENDGAME_CANDIDATES
+    """The width early, late and in the endgame (``candidates`` sets all three)."""
+    late: int = LATE_DRAW_PILE
+    """From this many cards in the draw pile, the late search (0: never)."""
+    depth: int = DEFAULT_DEPTH
+    """Turns a playout plays after the candidate (the endgame's: to the end)."""
+    endgame: int = ENDGAME_DRAW_PILE
+    """From this many cards in the draw pile, the endgame search (0: never)."""
+    stall: int = STALL_DRAW_PILE
+    """From this many cards in the draw pile, stalls are compared (0: never)."""
+    tempo: bool = True
+    """Whether the simulated opponent's pile draws follow the real one's (:class:`TempoMemory`)."""
+    belief: int = BELIEF_DRAW_PILE
+    """From this many cards in the draw pile, the opponent's hand is sampled
+    from a :class:`~lcnet.bots.belief.HandBelief` (0: never)."""
+    particles: int = PARTICLES
+    miss: float = MISS
+    """The belief's guesses and the weight a guess keeps when it misses a turn."""
+    spread: float = DEFAULT_SPREAD
+    late_spread: float = LATE_SPREAD
+    """How far the simulated opponent's style strays, early and late
+    (``spread`` sets both; 0 keeps the heuristic's numbers)."""
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> SearchConfig:
+        """The config an spec's options give; :class:`UserError` for an unknown
+        option or a value out of its range (every value is checked)."""
+        unknown = set(options) - set(_OPTION_PARSERS)
+        if unknown:
+            raise UserError(
+                f"unknown mcts option(s) {', '.join(sorted(unknown))}: "
+                f"use {', '.join(_OPTION_PARSERS)}"
+            )
+        given = {name: _OPTION_PARSERS[name](name, text) for name, text in options.items()}
+        fields: dict[str, Any] = {
+            name: value for name, value in given.items() if name not in ("candidates", "spread")
+        }
+        if "candidates" in given:
+            width = given["candidates"]
+            fields.update(candidates=width, late_candidates=width, endgame_candidates=width)
+        if "spread" in given:
+            fields.update(spread=given["spread"], late_spread=given["spread"])
+        if ("iterations" in given) != ("time" in given):
+            fields.setdefault("iterations", None)  # one budget given: it is the only one
+            fields.setdefault("time", None)
+        return cls(**fields)
+
+
+def _int_option(low: int, high: int) -> Callable[[str, str], int]:
+    return lambda name, text: _parse_int(name, text, low, high)
+
+
+def _float_option(high: float, *, zero: bool, noun: str = "number") -> Callable[[str, str], float]:
+    return lambda name, text: _parse_float(name, text, high, zero=zero, noun=noun)
+
+
+_OPTION_PARSERS: Final[Mapping[str, Callable[[str, str], Any]]] = {
+    "iterations": _int_option(1, MAX_ITERATIONS),
+    "time": _float_option(MAX_TIME, zero=False, noun="number of seconds"),
+    "candidates": _int_option(1, 100),
+    "depth": _int_option(0, 1000),
+    "endgame": _int_option(0, 1000),
+    "spread": _float_option(MAX_SPREAD, zero=True),
+    "late": _int_option(0, 1000),
+    "tempo": lambda name, text: bool(_parse_int(name, text, 0, 1)),
+    "belief": _int_option(0, 1000),
+    "miss": _float_option(1.0, zero=True),
+    "particles": _int_option(1, 100_000),
+    "stall": _int_option(0, 1000),
+}
+"""Each option's parser: its name and text to its value, or :class:`UserError`."""
+
+OPTIONS: Final = tuple(_OPTION_PARSERS)
+"""The options an ``mcts:`` spec may give."""
 
 
 class BeliefDeterminizer(Determinizer):
@@ -341,36 +397,10 @@ def _pile_drawer(draws: int, turns: int) -> float:
 class MctsBot:
     """Searches the heuristic's best turns over sampled determinizations.
 
-    Options (strings, as in ``mcts:iterations=400,time=0.1``): ``iterations``,
-    ``time``, ``candidates``, ``early`` (the width before the late search,
-    by default :data:`DEFAULT_CANDIDATES`, with the simulations scaled by
-    the same factor, so each candidate is simulated as often as at the
-    default), ``depth``, ``endgame`` (the draw-pile size from
-    which simulations always play to the end and the search compares
-    :data:`ENDGAME_CANDIDATES` turns, with the late search's simulations,
-    unless ``candidates`` is given; 0 never), ``spread`` (how far the
-    simulated opponent's style strays: by default :data:`DEFAULT_SPREAD`
-    early and :data:`LATE_SPREAD` late; a spread given holds everywhere,
-    0 keeps the heuristic's numbers), ``late`` (the draw-pile size from
-    which the search compares :data:`LATE_CANDIDATES` turns unless
-    ``candidates`` is given, with :data:`LATE_FACTOR` times the simulations
-    and, unless ``spread`` is given, a spread of :data:`LATE_SPREAD`; 0
-    never), ``tempo`` (1, the default: each sampled deal's opponent takes
-    pile cards as the heuristic does or never, with the chance read from
-    the real one's draws so far, :class:`TempoMemory`; 0: always as the
-    heuristic), ``belief`` (the draw-pile size from which the opponent's
-    hidden hand is sampled from :class:`~lcnet.bots.belief.HandBelief`, by
-    default :data:`BELIEF_DRAW_PILE`; 0 never), ``particles`` (its guesses)
-    ``miss`` (the weight a guess keeps when it does not explain a
-    turn), ``stall`` (the draw-pile size from which the search also
-    compares stalls, :data:`STALL_DRAW_PILE` by default; 0 never), ``puts``
-    (how many of the heuristic's best put-downs it pairs with each stall,
-    :data:`STALL_PUT_DOWNS` by default), ``cap``
-    (points: from ``capfrom`` cards left, :data:`CAP_DRAW_PILE` by default,
-    the search compares its candidates by :func:`capped` score differences;
-    0, the default, by the differences themselves).
-    ``clock`` (positional) is what the time budget is measured with,
-    ``weights`` (positional, for experiments) the heuristic's numbers.
+    Its options are strings, as in ``mcts:iterations=400,time=0.1``, parsed
+    into a :class:`SearchConfig` (:attr:`config`; each field says what its
+    option does). ``clock`` (positional) is what the time budget is measured
+    with, ``weights`` (positional, for experiments) the heuristic's numbers.
     After each move :attr:`last_candidates` says how many turns it compared
     and :attr:`last_simulations` how many simulations it ran.
     """
@@ -393,78 +423,16 @@ class MctsBot:
         """The seam for measurements: the deals the search samples instead of
         those consistent with the view (bench/oracle.py gives it the deals in
         which the opponent holds its real hand: what knowing it is worth)."""
-        unknown = set(options) - set(OPTIONS)
-        if unknown:
-            raise UserError(
-                f"unknown mcts option(s) {', '.join(sorted(unknown))}: use {', '.join(OPTIONS)}"
-            )
-        # A spread or width that was given holds late in the round too.
-        self.spread = DEFAULT_SPREAD
-        self.late_spread = LATE_SPREAD
-        if "spread" in options:
-            self.spread = self.late_spread = _parse_float(
-                "spread", options["spread"], MAX_SPREAD, zero=True
-            )
-        self.iterations: int | None = None
-        self.time: float | None = None
-        if "iterations" in options:
-            self.iterations = _parse_int("iterations", options["iterations"], 1, MAX_ITERATIONS)
-        if "time" in options:
-            self.time = _parse_float(
-                "time", options["time"], MAX_TIME, zero=False, noun="number of seconds"
-            )
-        if self.iterations is None and self.time is None:
-            self.iterations = DEFAULT_ITERATIONS
-            self.time = DEFAULT_TIME
-        self.candidates = DEFAULT_CANDIDATES
-        self.late_candidates = LATE_CANDIDATES
-        self.endgame_candidates = ENDGAME_CANDIDATES
-        if "candidates" in options:
-            self.candidates = self.late_candidates = self.endgame_candidates = _parse_int(
-                "candidates", options["candidates"], 1, 100
-            )
-        self.early_factor = 1.0
-        if "early" in options:
-            self.candidates = _parse_int("early", options["early"], 1, 100)
-            self.early_factor = self.candidates / DEFAULT_CANDIDATES
-        self.late = LATE_DRAW_PILE
-        if "late" in options:
-            self.late = _parse_int("late", options["late"], 0, 1000)
-        self.depth = DEFAULT_DEPTH
-        if "depth" in options:
-            self.depth = _parse_int("depth", options["depth"], 0, 1000)
-        self.endgame = ENDGAME_DRAW_PILE
-        if "endgame" in options:
-            self.endgame = _parse_int("endgame", options["endgame"], 0, 1000)
-        self.stall = STALL_DRAW_PILE
-        if "stall" in options:
-            self.stall = _parse_int("stall", options["stall"], 0, 1000)
-        self.puts = STALL_PUT_DOWNS
-        if "puts" in options:
-            self.puts = _parse_int("puts", options["puts"], 1, 100)
-        self.cap = 0.0
-        if "cap" in options:
-            self.cap = _parse_float(
-                "cap", options["cap"], MAX_CAP, zero=True, noun="number of points"
-            )
-        self.cap_from = CAP_DRAW_PILE
-        if "capfrom" in options:
-            self.cap_from = _parse_int("capfrom", options["capfrom"], 0, 1000)
-        self.tempo = True
-        if "tempo" in options:
-            self.tempo = bool(_parse_int("tempo", options["tempo"], 0, 1))
+        self.config = SearchConfig.parse(options)
         self.memory = TempoMemory()
-        self.belief_from = BELIEF_DRAW_PILE
-        if "belief" in options:
-            self.belief_from = _parse_int("belief", options["belief"], 0, 1000)
+        config = self.config
         self.belief: HandBelief | None = None
         """What the opponent's turns say about its hidden hand (None with
         ``belief=0``: the search samples it uniformly)."""
-        # Checked even with belief=0, so that a bad value is never ignored.
-        particles = _parse_int("particles", options.get("particles", str(PARTICLES)), 1, 100_000)
-        miss = _parse_float("miss", options.get("miss", str(MISS)), 1.0, zero=True)
-        if self.belief_from:
-            self.belief = HandBelief(random.Random(rng.getrandbits(64)), particles, miss, weights)
+        if config.belief:
+            self.belief = HandBelief(
+                random.Random(rng.getrandbits(64)), config.particles, config.miss, weights
+            )
         self._deck_only = dataclasses.replace(weights, pile_draw_margin=DECK_ONLY_MARGIN)
         self.last_simulations = 0
         self.last_candidates = 0
@@ -480,16 +448,14 @@ class MctsBot:
     def choose_turn(self, view: View) -> Turn:
         start = self._clock()
         self.observe(view)
-        deadline = None if self.time is None else start + self.time
+        config = self.config
+        deadline = None if config.time is None else start + config.time
         determinizer = self.determinizer(view)
-        iterations = self.iterations
-        if iterations is not None:
-            if self._late(view) or self._endgame(view):
-                iterations *= LATE_FACTOR
-            else:
-                iterations = max(1, round(iterations * self.early_factor))
+        iterations = config.iterations
+        if iterations is not None and (self._late(view) or self._endgame(view)):
+            iterations *= LATE_FACTOR
         spread = self._spread(view)
-        stalls = self.puts if view.draw_pile_size <= self.stall else 0
+        stalls = STALL_PUT_DOWNS if view.draw_pile_size <= config.stall else 0
         candidates = candidate_turns(
             view, determinizer.canonical(), self.width(view), self.weights, stalls
         )
@@ -499,7 +465,6 @@ class MctsBot:
             return to_turn(candidates[0])
         depth = self._depth(view)
         me = view.seat
-        cap = self.cap if view.draw_pile_size <= self.cap_from else 0.0
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
         while len(alive) > 1:
@@ -525,8 +490,6 @@ class MctsBot:
                     self.weights,
                     self.opponent(spread),
                 )
-                if cap:
-                    values = [capped(value, cap) for value in values]
                 for i, value in zip(alive, values, strict=True):
                     totals[i] += value
                 self.last_simulations += len(alive)
@@ -546,7 +509,7 @@ class MctsBot:
         with ``view`` (or :attr:`deals`'s, when given)."""
         if self.deals is not None:
             return self.deals(view)
-        if self.belief is None or view.draw_pile_size > self.belief_from:
+        if self.belief is None or view.draw_pile_size > self.config.belief:
             return Determinizer(view)
         return BeliefDeterminizer(view, self.belief)
 
@@ -558,7 +521,7 @@ class MctsBot:
         one that does (:class:`TempoMemory`). ``None`` (the heuristic's own)
         when neither changes them."""
         base = self.weights
-        if self.tempo and self._rng.random() >= self.memory.pile_drawer():
+        if self.config.tempo and self._rng.random() >= self.memory.pile_drawer():
             base = self._deck_only
         if not spread:
             return None if base is self.weights else base
@@ -571,20 +534,20 @@ class MctsBot:
     def width(self, view: View) -> int:
         """How many of the heuristic's best turns the search compares in ``view``."""
         if self._endgame(view):
-            return self.endgame_candidates
-        return self.late_candidates if self._late(view) else self.candidates
+            return self.config.endgame_candidates
+        return self.config.late_candidates if self._late(view) else self.config.candidates
 
     def _late(self, view: View) -> bool:
-        return view.draw_pile_size <= self.late
+        return view.draw_pile_size <= self.config.late
 
     def _endgame(self, view: View) -> bool:
-        return view.draw_pile_size <= self.endgame
+        return view.draw_pile_size <= self.config.endgame
 
     def _spread(self, view: View) -> float:
-        return self.late_spread if self._late(view) else self.spread
+        return self.config.late_spread if self._late(view) else self.config.spread
 
     def _depth(self, view: View) -> int:
-        return 10_000 if self._endgame(view) else self.depth
+        return 10_000 if self._endgame(view) else self.config.depth
 
     def evaluate_turns(self, view: View, turns: Sequence[Turn]) -> list[float]:
         """The expected final score difference (this seat's minus the
@@ -609,8 +572,8 @@ class MctsBot:
             for i, value in enumerate(values):
                 totals[i] += value
             deals += 1
-            if self.iterations is not None and deals * len(moves) >= self.iterations:
+            if self.config.iterations is not None and deals * len(moves) >= self.config.iterations:
                 break
-            if self.time is not None and self._clock() - start >= self.time:
+            if self.config.time is not None and self._clock() - start >= self.config.time:
                 break
         return [total / deals for total in totals]
