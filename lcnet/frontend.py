@@ -1,27 +1,68 @@
 """What a user interface sees of a match in progress: the :class:`MatchClient` protocol.
 
 A user interface (the full-screen board, the plain line mode, or a bot
-driver) never touches sockets or sessions' internals: it awaits
-:meth:`MatchClient.next_update`, reads the client's state, and calls
-:meth:`MatchClient.play` or :meth:`MatchClient.resign`. The network peer
-(:mod:`lcnet.net`) implements it over ZeroMQ; the tests' ``LocalClient``
-(``tests/localclient.py``) implements it in process, against a bot. This
-module holds only the interface, so that what implements it (the network)
-does not import bots, local matches or replay files through it.
+driver) never touches sockets or the session: it awaits
+:meth:`MatchClient.next_update`, each of which carries a frozen
+:class:`MatchState` of what there is to show, and calls
+:meth:`MatchClient.play` or :meth:`MatchClient.resign`. The boundary is one
+way: the screen reads snapshots, never the live session
+(``tests/test_layers.py`` keeps the screen's modules from importing it). The
+network peer (:mod:`lcnet.net`) implements it over ZeroMQ; the tests'
+``LocalClient`` (``tests/localclient.py``) implements it in process, against
+a bot; :func:`lcnet.matchstate.state_of` makes the snapshots. This module
+holds only the interface, so that what implements it (the network) does
+not import bots, local matches or replay files through it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Protocol
 
 from lcnet.engine import Turn, View
 from lcnet.errors import LcnetError
-from lcnet.events import Event
+from lcnet.events import DisputeInfo, Event, MatchOptions
 from lcnet.seat import Seat
-from lcnet.session import Session
 from lcnet.status import Status as Status  # where it always was
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """What a screen shows of the match at one moment, frozen: taken when the
+    update that carries it was made, so that a screen never reads the live
+    session (which may already be further on)."""
+
+    seat: Seat
+    view: View | None = None
+    """This player's view of the round in progress (``None`` outside a round)."""
+    round_number: int = 0
+    round_starter: Seat | None = None
+    round_turns: tuple[tuple[Seat, Turn], ...] = ()
+    """The turns of the round in progress so far, in order."""
+    names: Mapping[Seat, str] = field(default_factory=lambda: MappingProxyType({}))
+    fingerprints: Mapping[Seat, str] = field(default_factory=lambda: MappingProxyType({}))
+    """The players' key fingerprints, as far as their keys are known."""
+    options: MatchOptions | None = None
+    round_scores: tuple[tuple[int, int], ...] = ()
+    """Each recorded round's scores by seat (host, joiner)."""
+    dispute: DisputeInfo | None = None
+    is_over: bool = False
+    awaiting_decision: bool = False
+    """Whether this player must choose a move now."""
+    frames: int = 0
+    """Transcript frames so far (past the welcome, a match has started)."""
+    failure: LcnetError | None = None
+    """Why the client stopped early, if it did."""
+    addresses: tuple[str, ...] = ()
+    """For a host: where the opponent can join it (``ADDRESS:PORT``)."""
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Match totals by seat of the recorded rounds."""
+        return (sum(s[0] for s in self.round_scores), sum(s[1] for s in self.round_scores))
 
 
 @dataclass(frozen=True)
@@ -38,6 +79,8 @@ class Update:
     caution: str | None = None
     """The opponent's name may not be who it says (it looks like a known name, or
     mixes scripts): shown wherever the opponent's identity is."""
+    state: MatchState | None = None
+    """The match as it stood when this update was made."""
 
 
 class MatchClient(Protocol):
@@ -47,8 +90,8 @@ class MatchClient(Protocol):
     def seat(self) -> Seat: ...
 
     @property
-    def session(self) -> Session:
-        """The protocol session: read it (view, match, outcome, dispute), never drive it."""
+    def state(self) -> MatchState:
+        """The match as it stands now (a frozen snapshot)."""
         ...
 
     @property
@@ -73,4 +116,4 @@ class MatchClient(Protocol):
 
 
 def view_of(client: MatchClient) -> View | None:
-    return client.session.view()
+    return client.state.view

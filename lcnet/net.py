@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import time
 from collections.abc import Callable, Mapping
@@ -47,13 +48,14 @@ from lcnet.errors import NetError as NetError
 from lcnet.errors import Refused as Refused
 from lcnet.errors import Unreachable as Unreachable
 from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
-from lcnet.frontend import Status, Update
+from lcnet.frontend import MatchState, Status, Update
 from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
 from lcnet.link import RESEND_INTERVAL as RESEND_INTERVAL
 from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
 from lcnet.link import Link, Snapshot
 from lcnet.link import Timing as Timing
+from lcnet.matchstate import state_of
 from lcnet.replaylog import ReplayWriter, delete_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
@@ -193,8 +195,16 @@ class NetPeer:
         """Why the peer stopped early (a refused peer, an unreachable host)."""
         return self._failure
 
+    @property
+    def state(self) -> MatchState:
+        return state_of(self._session, failure=self._failure, addresses=self.addresses)
+
     async def next_update(self) -> Update:
         return await self._updates.get()
+
+    def _post(self, update: Update) -> None:
+        """Queue ``update`` for the front end, with the match as it stands now."""
+        self._updates.put_nowait(dataclasses.replace(update, state=self.state))
 
     async def play(self, turn: Turn) -> None:
         if self._failure is not None:
@@ -353,7 +363,7 @@ class NetPeer:
                 self.dropped += 1
                 return False
             case admission.TurnAway(reason=KeyChanged() as changed):
-                self._updates.put_nowait(Update(warning=changed))
+                self._post(Update(warning=changed))
                 self._turn_away(ident, changed.refusal)
             case admission.TurnAway() as away:
                 if isinstance(frame.message, wire.Hello) and away.text != admission.BUSY_REASON:
@@ -383,7 +393,7 @@ class NetPeer:
         if self._peer_check is not None and seat not in self._session.keys:
             caution = self._peer_check(seat, name, key)
             if caution is not None:
-                self._updates.put_nowait(Update(caution=caution))
+                self._post(Update(caution=caution))
 
     def _on_control(self, frame: wire.Frame) -> None:
         message = frame.message
@@ -451,7 +461,7 @@ class NetPeer:
         for frame in step.outgoing:
             self._send(frame.raw)
         for event in step.events:
-            self._updates.put_nowait(Update(event=event))
+            self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
         self._apply(self._link.stepped(self._clock(), self._match()))
@@ -527,7 +537,7 @@ class NetPeer:
                         if chain[index].signed_by(own):
                             self._send(chain[index].raw)
                 case link.StatusChanged(status=status):
-                    self._updates.put_nowait(Update(status=status))
+                    self._post(Update(status=status))
                 case link.Notice(text=text):
                     self._notice(text)
                 case link.Resign():
@@ -629,12 +639,12 @@ class NetPeer:
     # -- status
 
     def _notice(self, text: str) -> None:
-        self._updates.put_nowait(Update(notice=text))
+        self._post(Update(notice=text))
 
     def _fail(self, exc: UserError) -> None:
         if self._failure is None:
             self._failure = exc  # the command reports it when the player stops
-            self._updates.put_nowait(Update(failure=exc))  # ... and the UI shows it now
+            self._post(Update(failure=exc))  # ... and the UI shows it now
             self._apply(self._link.fail())
             self._ended.set()
             self._peer_done.set()

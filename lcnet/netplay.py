@@ -25,7 +25,7 @@ import zmq.asyncio
 from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.bots import make_bot
-from lcnet.errors import LocalProtocolError, UserError
+from lcnet.errors import ExitCode, LocalProtocolError, UserError
 from lcnet.events import MatchOptions
 from lcnet.frontend import MatchClient, Status
 from lcnet.invocation import command
@@ -278,18 +278,18 @@ async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) 
     in place (handing it to a thread would cost more than its turn)."""
     bot = make_bot(spec)
     while True:
-        session = client.session
-        if session.awaiting_decision:
-            view = session.view()
+        state = client.state
+        if state.awaiting_decision:
+            view = state.view
             assert view is not None
             if bot.quick:
                 turn = bot.choose_turn(view)
             else:
                 turn = await asyncio.to_thread(bot.choose_turn, view)
-            if client.session.awaiting_decision:  # a dispute or a resignation may have come
+            if client.state.awaiting_decision:  # a dispute or a resignation may have come
                 await client.play(turn)
             continue
-        if session.is_over or client.status is Status.OVER:
+        if state.is_over or client.status is Status.OVER:
             return _exit_code(client)
         update = await client.next_update()
         if update.notice:
@@ -297,11 +297,9 @@ async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) 
 
 
 def _exit_code(client: MatchClient) -> int:
-    session = client.session
-    if session.dispute is not None:
-        return 1
-    failure = getattr(client, "failure", None)
-    return 1 if failure is not None else 0
+    state = client.state
+    failed = state.dispute is not None or state.failure is not None
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 # ------------------------------------------------------------------ commands

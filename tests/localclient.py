@@ -7,6 +7,7 @@ user interfaces can be tested through the real protocol without a network.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from lcnet.bots import Bot
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
 from lcnet.events import MatchOptions, Step
-from lcnet.frontend import Status, Update
+from lcnet.frontend import MatchState, Status, Update
 from lcnet.localmatch import Peer, new_peers
+from lcnet.matchstate import state_of
 from lcnet.seat import Seat
 from lcnet.session import Session
 
@@ -50,6 +52,8 @@ class LocalClient:
             rng=rng,
             names=names or {seat: "you", seat.other: f"{bot.name} bot"},
         )
+        self.addresses: tuple[str, ...] = ()
+        """Where a host listens (a test may set it, as a network host has)."""
         self._status = Status.PLAYING
         self._queue: list[tuple[Seat, bytes]] = []
         self._started = False
@@ -60,7 +64,15 @@ class LocalClient:
 
     @property
     def session(self) -> Session:
+        """The human's session (for tests; a screen reads :attr:`state`)."""
         return self._peers[self._seat].session
+
+    @property
+    def state(self) -> MatchState:
+        return state_of(self.session, addresses=self.addresses)
+
+    def _post(self, update: Update) -> None:
+        self._updates.put_nowait(dataclasses.replace(update, state=self.state))
 
     @property
     def status(self) -> Status:
@@ -71,11 +83,15 @@ class LocalClient:
         return None
 
     async def next_update(self) -> Update:
+        self.start()
+        return await self._updates.get()
+
+    def start(self) -> None:
+        """Let the match begin (the joiner's hello), if it has not yet."""
         if not self._started:
             self._started = True
             self._after(Seat.JOINER, self._peers[Seat.JOINER].session.start())
             self._pump()
-        return await self._updates.get()
 
     async def play(self, turn: Turn) -> None:
         session = self.session
@@ -94,7 +110,7 @@ class LocalClient:
         peer.record(step)
         if seat is self._seat:
             for event in step.events:
-                self._updates.put_nowait(Update(event=event))
+                self._post(Update(event=event))
         self._queue.extend((seat.other, frame.raw) for frame in step.outgoing)
         session = peer.session
         if seat is not self._seat:
@@ -120,4 +136,4 @@ class LocalClient:
             new = Status.OVER
         if new is not self._status:
             self._status = new
-            self._updates.put_nowait(Update(status=new))
+            self._post(Update(status=new))

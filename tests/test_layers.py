@@ -149,3 +149,30 @@ def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> N
         m for m in modules if _in(m, ("lcnet.bots", "lcnet.localmatch", "lcnet.replaylog"))
     )
     assert not wrong, wrong
+
+
+SCREEN: tuple[str, ...] = (
+    "lcnet.frontend",
+    "lcnet.ui.board",
+    "lcnet.ui.fullscreen",
+    "lcnet.ui.game",
+    "lcnet.ui.keys",
+    "lcnet.ui.lines",
+    "lcnet.ui.tracker",
+    "lcnet.ui.turn",
+)
+"""The screen of a match in progress and the interface it sees (the replay
+viewer, which steps through a record the audit's session built, is apart)."""
+
+
+def test_the_screen_never_reaches_the_session() -> None:
+    """The boundary to the screen is one way (issue 45): it reads the frozen
+    MatchState each update carries, so neither it nor what it imports, even
+    inside a function, can reach the live session."""
+    graph = _graph(top_level_only=False)
+    wrong = sorted(
+        f"{module} reaches lcnet.session"
+        for module in SCREEN
+        if "lcnet.session" in _reached(graph, module) | graph[module]
+    )
+    assert not wrong, "\n".join(wrong)

@@ -514,7 +514,7 @@ def test_a_host_waiting_for_its_opponent_again_shows_where_it_listens() -> None:
     # only on stderr, behind the full screen (issue 44, point 10).
     client = ScriptedClient(options=MatchOptions(rounds=1))
     client.replay = Path("replays/match-host.lcnet")
-    client.addresses = ("127.0.0.1:48150", "[::1]:48150")  # type: ignore[attr-defined]
+    client.addresses = ("127.0.0.1:48150", "[::1]:48150")
     seen: dict[str, list[str]] = {}
 
     async def scenario(ui: GameUI, keys: PipeInput) -> None:

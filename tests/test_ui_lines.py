@@ -49,7 +49,7 @@ class ScriptInput:
         if answer is None:
             return ""
         if callable(answer):
-            view = self.client.session.view()
+            view = self.client.state.view
             assert view is not None
             answer = answer(view)
         return answer + "\n"
@@ -259,17 +259,19 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
 
     import nacl.signing
 
-    from lcnet.frontend import Status
+    from lcnet.frontend import Status, Update
+    from lcnet.matchstate import state_of
     from lcnet.seat import Seat
     from lcnet.session import Session
     from lcnet.ui.tracker import MatchTracker
 
     session = Session.host(nacl.signing.SigningKey(b"\x01" * 32), b"\x02" * 32, name="Hana")
     client = SimpleNamespace(
-        seat=Seat.HOST, session=session, status=Status.WAITING_FOR_PEER, replay_path=None
+        seat=Seat.HOST, state=state_of(session), status=Status.WAITING_FOR_PEER, replay_path=None
     )
     tracker = MatchTracker(client)  # type: ignore[arg-type]
     assert not tracker.opponent_known
     assert tracker.exit_code() == ExitCode.NOT_STARTED == 0
     session.keys[Seat.JOINER] = b"\x03" * 32  # once someone answered, it can go on
+    tracker.apply(Update(state=state_of(session)))
     assert tracker.exit_code() == ExitCode.UNFINISHED

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -128,7 +129,14 @@ class ScriptedClient(LocalClient):
         return self.replay
 
     def inject(self, update: Update) -> None:
+        """Add ``update`` to the stream, as a network peer would; it carries
+        the match as it stands when the screen takes it (the match begins
+        when the screen first asks for an update)."""
         self._updates.put_nowait(update)
+
+    async def next_update(self) -> Update:
+        update = await super().next_update()
+        return update if update.state is not None else dataclasses.replace(update, state=self.state)
 
 
 def local_client(*, rounds: int = 1, suits: int = 5, seed: int = 3) -> LocalClient:

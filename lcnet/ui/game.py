@@ -38,7 +38,7 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
-from lcnet import hashing, identity
+from lcnet import identity
 from lcnet.cards import HAND_SIZE, Card, Suit
 from lcnet.engine import Draw, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
@@ -206,7 +206,7 @@ class GameUI(Redrawn):
     # -- state
 
     def view(self) -> View | None:
-        return self.client.session.view()
+        return self.tracker.state.view
 
     def my_move(self) -> bool:
         return self.turn.my_move()
@@ -429,10 +429,10 @@ class GameUI(Redrawn):
         return join_lines(lines)
 
     def _title(self) -> StyleAndTextTuples:
-        session = self.client.session
+        state = self.tracker.state
         left = "lcnet"
-        if session.round_number:
-            left += f"  round {session.round_number} of {self.tracker.rounds}"
+        if state.round_number:
+            left += f"  round {state.round_number} of {self.tracker.rounds}"
             left += f"  turn {len(self.tracker.turns) + 1}"
         right = f"you ({self.client.seat}) vs {clip(self.tracker.opponent, 24)} "
         return spread([("", f" {left}")], [("", right)], self.width())
@@ -485,7 +485,7 @@ class GameUI(Redrawn):
     def _history_lines(self) -> list[Line]:
         """Every turn of this round, both players, in order (the latest at the bottom)."""
         tracker = self.tracker
-        round_number = self.client.session.round_number
+        round_number = self.tracker.state.round_number
         head: list[Line] = [
             [("class:banner", f" {f'Round {round_number}: every move, in order':<{TEXT_WIDTH}} ")]
         ]
@@ -546,7 +546,7 @@ class GameUI(Redrawn):
 
     def _listening(self) -> str | None:
         """Where a host listens (a resumed one too), for its banner; None for a joiner."""
-        addresses: tuple[str, ...] = getattr(self.client, "addresses", ())
+        addresses = self.tracker.state.addresses
         if not addresses:
             return None
         more = f" (and {len(addresses) - 1} more)" if len(addresses) > 1 else ""
@@ -554,7 +554,7 @@ class GameUI(Redrawn):
 
     def _join_lines(self) -> list[str]:
         """While a host waits: where the opponent can join it (the network peer says)."""
-        addresses: tuple[str, ...] = getattr(self.client, "addresses", ())
+        addresses = self.tracker.state.addresses
         if self.tracker.status is not Status.WAITING_FOR_PEER or not addresses:
             return []
         shown = addresses[:MAX_ADDRESSES]
@@ -627,9 +627,9 @@ class GameUI(Redrawn):
                 )
             )
         out.append([("", "")])
-        me = self.client.session.keys.get(self.client.seat)
+        me = self.tracker.state.fingerprints.get(self.client.seat)
         if me is not None:
-            out.append([("class:dim", f" Your own key: {hashing.fingerprint(me)}")])
+            out.append([("class:dim", f" Your own key: {me}")])
         leave = "Press q to leave." if stopped else "Press Enter to go on waiting, q to leave."
         out.append([("class:dim", f" {leave}")])
         return out

@@ -189,7 +189,7 @@ class LineGame:
 
     def prompt(self) -> None:
         """The table (once per position) and the question."""
-        here = (self.client.session.round_number, len(self.tracker.turns))
+        here = (self.tracker.state.round_number, len(self.tracker.turns))
         if self._shown_at != here:
             self._shown_at = here
             self.show_board()
@@ -197,7 +197,7 @@ class LineGame:
 
     def show_board(self) -> None:
         board = self.tracker.board()
-        view = self.client.session.view()
+        view = self.tracker.state.view
         if board is None or view is None:
             self.say("the cards are not dealt yet")
             return
@@ -264,7 +264,7 @@ class LineGame:
             turn = self._half_turn(words, exc)
         if turn is None:
             return
-        view = self.client.session.view()
+        view = self.tracker.state.view
         if view is None or not self.tracker.may_move():
             self.say("error: it is not your move")
             return
@@ -296,7 +296,7 @@ class LineGame:
         except InvalidMoveError:
             self.say(f"error: {not_a_turn}; 'help' shows the notation")
             return None
-        view = self.client.session.view()
+        view = self.tracker.state.view
         if view is None or not self.tracker.may_move():
             self.say("error: it is not your move")
             return None
@@ -315,7 +315,7 @@ class LineGame:
 
     async def _hint(self) -> None:
         """The bot's suggested turn from this player's view (it sees no hidden card)."""
-        view = self.client.session.view()
+        view = self.tracker.state.view
         if view is None or not self.tracker.may_move():
             self.say("error: it is not your move")
             return
@@ -339,8 +339,7 @@ class LineGame:
     def _leave(self) -> int:
         if self.tracker.over:
             return self.tracker.exit_code()
-        session = self.client.session
-        if self.client.seat.other not in session.keys:
+        if not self.tracker.opponent_known:
             self.say("leaving: the opponent never answered, so no match was started")
             return ExitCode.NOT_STARTED
         path = self.client.replay_path

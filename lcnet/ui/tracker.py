@@ -1,8 +1,9 @@
 """What both game interfaces (full screen and line mode) know of a match in progress.
 
-The session says where the match stands *now*; the stream of updates says
-what happened on the way. :class:`MatchTracker` follows that stream and
-keeps what the session no longer holds or never says in words: the turns of
+Each update says what happened and carries a frozen snapshot of where the
+match stood then (:class:`~lcnet.frontend.MatchState`); the screen reads
+only those, never the live session. :class:`MatchTracker` follows the
+stream and keeps what a snapshot does not say in words: the turns of
 the current round (to score a finished round expedition by expedition once
 its deck is revealed), the last move of each player, the summaries of the
 finished rounds, the final result, a dispute, the connection status. It
@@ -10,7 +11,7 @@ also turns each update into sentences, and says whether the player may move
 *and* every earlier event has been shown (so the line mode never prints a
 prompt before the opponent's move that led to it).
 
-Pure presentation logic: it reads the client, never drives it.
+Pure presentation logic: it reads the updates, never drives the client.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from lcnet import hashing
 from lcnet.cards import Card, Suit
 from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, IllegalReason, LcnetError
@@ -36,6 +36,7 @@ from lcnet.events import (
 )
 from lcnet.frontend import (
     MatchClient,
+    MatchState,
     Status,
     Update,
 )
@@ -146,13 +147,14 @@ class MatchTracker:
     def __init__(self, client: MatchClient) -> None:
         self.client = client
         self.me = client.seat
-        session = client.session
-        track = session.round
-        # A resumed match starts mid-way: take what the session knows now.
-        self.round = session.round_number
-        self.starter: Seat | None = track.starter if track is not None else None
-        self.turns: list[tuple[Seat, Turn]] = list(track.turns) if track is not None else []
-        view = session.view()
+        state = client.state
+        self.state: MatchState = state
+        """The match as the last update shown left it (never the live session)."""
+        # A resumed match starts mid-way: take what the client knows now.
+        self.round = state.round_number
+        self.starter: Seat | None = state.round_starter
+        self.turns: list[tuple[Seat, Turn]] = list(state.round_turns)
+        view = state.view
         self._to_move: Seat | None = (
             Seat(view.to_move) if view is not None and not view.is_over else None
         )
@@ -164,7 +166,7 @@ class MatchTracker:
             self._note_move(seat, describe_turn(self.name(seat), turn, drawn))
         self.summaries: list[RoundSummary] = []
         self.ended: MatchEnded | None = None
-        self.dispute: DisputeInfo | None = session.dispute
+        self.dispute: DisputeInfo | None = state.dispute
         self.status: Status = client.status
         self.error: str | None = None
         """A failure of the connection itself (the client raised)."""
@@ -183,7 +185,7 @@ class MatchTracker:
         """How the interface names a player: ``you``, or the opponent's name."""
         if seat is self.me:
             return YOU
-        return self.client.session.names.get(seat) or "the opponent"
+        return self.state.names.get(seat) or "the opponent"
 
     @property
     def opponent(self) -> str:
@@ -193,21 +195,17 @@ class MatchTracker:
 
     @property
     def rounds(self) -> int:
-        options = self.client.session.options
+        options = self.state.options
         return options.rounds if options is not None else 0
 
     def totals_before_round(self) -> tuple[int, int]:
         """Match totals by seat, of the rounds already recorded."""
-        match = self.client.session.match
-        if match is None:
-            return (0, 0)
-        a, b = match.totals
-        return (a, b)
+        return self.state.totals
 
     def board(self) -> Board | None:
         """The table from this player's side (``None`` before the first deal)."""
-        session = self.client.session
-        view = session.view()
+        state = self.state
+        view = state.view
         if view is None:
             return None
         totals = self.totals_before_round()
@@ -216,7 +214,7 @@ class MatchTracker:
             view,
             names=(self.opponent, YOU),
             totals=(totals[other], totals[me]),
-            round_number=session.round_number,
+            round_number=state.round_number,
             rounds=self.rounds,
             turn=len(self.turns),
         )
@@ -236,14 +234,14 @@ class MatchTracker:
     @property
     def stopped_early(self) -> bool:
         """The client gave up on a match that is not over (it can be resumed)."""
-        return self.over and not self.client.session.is_over and self.dispute is None
+        return self.over and not self.state.is_over and self.dispute is None
 
     def may_move(self) -> bool:
         """The session waits for this player's move and every event before it was shown."""
-        session = self.client.session
+        state = self.state
         return (
-            session.awaiting_decision
-            and self.round == session.round_number
+            state.awaiting_decision
+            and self.round == state.round_number
             and self._to_move is self.me
         )
 
@@ -253,13 +251,13 @@ class MatchTracker:
 
     def note_not_sent(self) -> None:
         """The client refused this player's move: the turn is still theirs."""
-        if self.client.session.awaiting_decision:
+        if self.client.state.awaiting_decision:
             self._to_move = self.me
 
     def exit_code(self) -> int:
         if self.dispute is not None:
             return ExitCode.DISPUTE
-        if self.ended is not None or self.client.session.is_over:
+        if self.ended is not None or self.state.is_over:
             return ExitCode.FINISHED
         if not self.opponent_known:
             return ExitCode.NOT_STARTED  # no match, no file: nothing to continue
@@ -272,13 +270,15 @@ class MatchTracker:
     @property
     def opponent_known(self) -> bool:
         """Whether the opponent ever answered (else no match was started)."""
-        return self.me.other in self.client.session.keys
+        return self.me.other in self.state.fingerprints
 
     # -- updates
 
     def apply(self, update: Update) -> list[str]:
         """Take one update into account; return what to tell the player, in sentences."""
         out: list[str] = []
+        if update.state is not None:
+            self.state = update.state
         if update.event is not None:
             out.extend(self._event(update.event))
         if update.status is not None:
@@ -374,10 +374,7 @@ class MatchTracker:
 
     def _totals_without(self, event: RoundVerified) -> tuple[int, int]:
         """Totals before ``event``'s round, from the match record (a resumed match)."""
-        match = self.client.session.match
-        if match is None:
-            return (0, 0)
-        earlier = match.round_scores[: event.round - 1]
+        earlier = self.state.round_scores[: event.round - 1]
         return (sum(s[0] for s in earlier), sum(s[1] for s in earlier))
 
     def _status(self, status: Status) -> list[str]:
@@ -391,10 +388,10 @@ class MatchTracker:
         if status is Status.CONNECTING:
             return ["connecting to the opponent"]
         if status is Status.DISPUTE and self.dispute is None:
-            self.dispute = self.client.session.dispute
+            self.dispute = self.state.dispute
             return self.dispute_lines()
         if status is Status.OVER and self.stopped_early:
-            if getattr(self.client, "failure", None) is not None:
+            if self.state.failure is not None:
                 return []  # the command says why it stopped, once, as it ends
             return [self.stopped_text()]
         return []
@@ -418,16 +415,16 @@ class MatchTracker:
 
     def identity_lines(self) -> list[str]:
         """Both players: name, seat and key fingerprint (``?`` for a key not known yet)."""
-        session = self.client.session
+        state = self.state
         lines = []
         for seat in (self.me, self.me.other):
-            key = session.keys.get(seat)
-            name = session.names.get(seat) or ("the opponent" if seat is not self.me else "?")
+            fingerprint = state.fingerprints.get(seat)
+            name = state.names.get(seat) or ("the opponent" if seat is not self.me else "?")
             who = f"you: {name}" if seat is self.me else f"opponent: {name}"
-            if key is None:
+            if fingerprint is None:
                 lines.append(f"{who} ({seat}), not connected yet")
             else:
-                lines.append(f"{who} ({seat}), key {hashing.fingerprint(key)}")
+                lines.append(f"{who} ({seat}), key {fingerprint}")
             if seat is not self.me:
                 lines.extend(f"  ! {caution}" for caution in self.cautions)
         return lines
@@ -435,7 +432,7 @@ class MatchTracker:
     @property
     def match_started(self) -> bool:
         """Whether the joiner went past the host's welcome (before it, no file is kept)."""
-        return len(self.client.session.chain) > 2
+        return self.state.frames > 2
 
     def stopped_text(self) -> str:
         if self.failure is not None and not (self.opponent_known and self.match_started):
