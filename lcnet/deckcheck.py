@@ -24,18 +24,8 @@ from dataclasses import dataclass, field
 from lcnet import deal
 from lcnet.cards import Card, deck_size
 from lcnet.engine import Round, Turn
-from lcnet.errors import LocalProtocolError, RemoteProtocolError
+from lcnet.errors import LocalProtocolError, Violation
 from lcnet.seat import Seat
-
-
-class Violation(RemoteProtocolError):
-    """A frame signed by a player that breaks the protocol: proof against that player."""
-
-    def __init__(self, reason: str, *, seat: Seat, seq: int | None = None) -> None:
-        self.seat = seat
-        self.seq = seq
-        self.reason = reason
-        super().__init__(reason, author=str(seat))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from lcnet.seat import Seat
 
 
 class ExitCode(enum.IntEnum):
@@ -127,6 +130,16 @@ class RemoteProtocolError(ProtocolError):
     def __init__(self, message: str, *, author: str | None = None) -> None:
         self.author = author
         super().__init__(message if author is None else f"{message} (by {author})")
+
+
+class Violation(RemoteProtocolError):
+    """A frame signed by a player that breaks the protocol: proof against that player."""
+
+    def __init__(self, reason: str, *, seat: Seat, seq: int | None = None) -> None:
+        self.seat = seat
+        self.seq = seq
+        self.reason = reason
+        super().__init__(reason, author=str(seat))
 
 
 class UserError(LcnetError):

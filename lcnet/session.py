@@ -24,22 +24,23 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeAlias
 
 import nacl.signing
 
 from lcnet import deal, evidence, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card, deck_size
-from lcnet.deckcheck import ObserverDeck, PlayerDeck, RoundTrack, Violation
+from lcnet.deckcheck import ObserverDeck, PlayerDeck, RoundTrack
 from lcnet.engine import DRAWS, PUT_DOWNS, Match, Outcome, Round, Turn, View
 from lcnet.errors import (
     IllegalMoveError,
     LocalProtocolError,
     ProtocolError,
     RemoteProtocolError,
+    Violation,
 )
 from lcnet.errors import SessionFailed as SessionFailed  # re-exported: where it always was
 from lcnet.events import (
@@ -104,51 +105,27 @@ _OPENING: Final = frozenset(
 """The phases of a deal: before the first move, the match's opening."""
 
 
+Handler: TypeAlias = Callable[["Session", wire.Frame, Seat, Step], "Phase | None"]
+"""A :class:`Session` method that applies one frame of the transcript."""
+
+
 @dataclass(frozen=True, slots=True)
 class Transition:
     """One row of the state machine: who speaks in a phase, what, and what follows.
 
     ``speaker`` is ``None`` where the round decides: the player to move in
-    MOVE, the other player in ACK. ``handler`` names the :class:`Session`
-    method that applies the frame; it returns the next phase when the row has
-    more than one ``successors`` (the game decides), else ``None``.
+    MOVE, the other player in ACK. ``handler`` is the :class:`Session`
+    method that applies the frame (called with the session, the frame, its
+    author and the step); it returns the next phase when the row has more
+    than one ``successors`` (the game decides), else ``None``.
     """
 
     speaker: Seat | None
     expects: type[wire.Message] | None
-    handler: str
+    handler: Handler | None
     successors: tuple[Phase, ...]
     pass_number: int | None = None
 
-
-TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
-    {
-        Phase.HELLO: Transition(Seat.JOINER, wire.Hello, "_on_hello", (Phase.WELCOME,)),
-        Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, "_on_welcome", (Phase.COIN,)),
-        Phase.COIN: Transition(Seat.JOINER, wire.Coin, "_on_coin", (Phase.COMMIT_HOST,)),
-        Phase.COMMIT_HOST: Transition(Seat.HOST, wire.Commit, "_on_commit", (Phase.COMMIT_JOINER,)),
-        Phase.COMMIT_JOINER: Transition(Seat.JOINER, wire.Commit, "_on_commit", (Phase.PASS_1,)),
-        Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, "_on_pass", (Phase.PASS_2,), 1),
-        Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, "_on_pass", (Phase.PASS_3,), 2),
-        Phase.PASS_3: Transition(Seat.HOST, wire.DeckPass, "_on_pass", (Phase.PASS_4,), 3),
-        Phase.PASS_4: Transition(Seat.JOINER, wire.DeckPass, "_on_pass", (Phase.KEYS_JOINER,), 4),
-        Phase.KEYS_JOINER: Transition(Seat.JOINER, wire.DealKeys, "_on_keys", (Phase.KEYS_HOST,)),
-        Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, "_on_keys", (Phase.MOVE,)),
-        Phase.MOVE: Transition(None, wire.MoveMsg, "_on_move", (Phase.ACK,)),
-        Phase.ACK: Transition(None, wire.Ack, "_on_ack", (Phase.MOVE, Phase.REVEAL_HOST)),
-        Phase.REVEAL_HOST: Transition(Seat.HOST, wire.Reveal, "_on_reveal", (Phase.REVEAL_JOINER,)),
-        Phase.REVEAL_JOINER: Transition(
-            Seat.JOINER, wire.Reveal, "_on_reveal", (Phase.COMMIT_HOST, Phase.RESULT_HOST)
-        ),
-        Phase.RESULT_HOST: Transition(Seat.HOST, wire.Result, "_on_result", (Phase.RESULT_JOINER,)),
-        Phase.RESULT_JOINER: Transition(Seat.JOINER, wire.Result, "_on_result", (Phase.OVER,)),
-        Phase.OVER: Transition(None, None, "", ()),
-    }
-)
-"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it).
-
-In every phase but HELLO, WELCOME and OVER the speaker may send ``resign``
-instead, and either player ``dispute`` (both end the match: OVER)."""
 
 _SEATS: Final = (Seat.HOST, Seat.JOINER)
 """Seat by number, without an enum lookup (asked for several times per frame)."""
@@ -891,7 +868,8 @@ class Session:
             raise Violation(
                 f"{message.TYPE} where {self.phase.value} was due", seat=author, seq=seq
             )
-        successor = getattr(self, row.handler)(frame, author, step)
+        assert row.handler is not None  # OVER takes no frame
+        successor = row.handler(self, frame, author, step)
         if successor is None:
             (successor,) = row.successors
         elif successor not in row.successors:
@@ -1282,6 +1260,52 @@ class Session:
         self.outcome = Outcome(totals, int(seat.other))
         self.phase = Phase.OVER
         step.events.append(MatchEnded(self.outcome, scores, seat, sealed=False))
+
+
+# ------------------------------------------------------------------ the table
+
+TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
+    {
+        Phase.HELLO: Transition(Seat.JOINER, wire.Hello, Session._on_hello, (Phase.WELCOME,)),
+        Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, Session._on_welcome, (Phase.COIN,)),
+        Phase.COIN: Transition(Seat.JOINER, wire.Coin, Session._on_coin, (Phase.COMMIT_HOST,)),
+        Phase.COMMIT_HOST: Transition(
+            Seat.HOST, wire.Commit, Session._on_commit, (Phase.COMMIT_JOINER,)
+        ),
+        Phase.COMMIT_JOINER: Transition(
+            Seat.JOINER, wire.Commit, Session._on_commit, (Phase.PASS_1,)
+        ),
+        Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, Session._on_pass, (Phase.PASS_2,), 1),
+        Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, Session._on_pass, (Phase.PASS_3,), 2),
+        Phase.PASS_3: Transition(Seat.HOST, wire.DeckPass, Session._on_pass, (Phase.PASS_4,), 3),
+        Phase.PASS_4: Transition(
+            Seat.JOINER, wire.DeckPass, Session._on_pass, (Phase.KEYS_JOINER,), 4
+        ),
+        Phase.KEYS_JOINER: Transition(
+            Seat.JOINER, wire.DealKeys, Session._on_keys, (Phase.KEYS_HOST,)
+        ),
+        Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, Session._on_keys, (Phase.MOVE,)),
+        Phase.MOVE: Transition(None, wire.MoveMsg, Session._on_move, (Phase.ACK,)),
+        Phase.ACK: Transition(None, wire.Ack, Session._on_ack, (Phase.MOVE, Phase.REVEAL_HOST)),
+        Phase.REVEAL_HOST: Transition(
+            Seat.HOST, wire.Reveal, Session._on_reveal, (Phase.REVEAL_JOINER,)
+        ),
+        Phase.REVEAL_JOINER: Transition(
+            Seat.JOINER, wire.Reveal, Session._on_reveal, (Phase.COMMIT_HOST, Phase.RESULT_HOST)
+        ),
+        Phase.RESULT_HOST: Transition(
+            Seat.HOST, wire.Result, Session._on_result, (Phase.RESULT_JOINER,)
+        ),
+        Phase.RESULT_JOINER: Transition(
+            Seat.JOINER, wire.Result, Session._on_result, (Phase.OVER,)
+        ),
+        Phase.OVER: Transition(None, None, None, ()),
+    }
+)
+"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it).
+
+In every phase but HELLO, WELCOME and OVER the speaker may send ``resign``
+instead, and either player ``dispute`` (both end the match: OVER)."""
 
 
 def _turn_of(m: wire.MoveMsg) -> Turn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
-from lcnet.session import Session, SessionFailed
+from lcnet.session import Phase, Session, SessionFailed
 from replays.make_samples import NewerJoiner
 from tests.cheaters import Cheater, Table, Tamper, once
 
@@ -224,6 +225,18 @@ def test_a_fault_of_this_program_is_never_blamed_on_the_peer(
     assert verdict.frames == frames_before
 
 
+def handle_moves_with(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
+    """Make the state table apply every move with ``handler`` (a fault injected
+    into this program), for the rest of the test."""
+    from types import MappingProxyType
+
+    from lcnet import session as session_module
+
+    table = dict(session_module.TABLE)
+    table[Phase.MOVE] = dataclasses.replace(table[Phase.MOVE], handler=handler)
+    monkeypatch.setattr(session_module, "TABLE", MappingProxyType(table))
+
+
 def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -241,7 +254,7 @@ def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
                 raise GroupError("injected: a group operation failed")
             return original(self, *args)
 
-        monkeypatch.setattr(Session, "_on_move", faulty)
+        handle_moves_with(monkeypatch, faulty)
         host.peer.start()
         joiner.peer.start()
         joiner_task = asyncio.ensure_future(joiner.play())
@@ -297,7 +310,7 @@ def test_after_a_fault_of_its_own_a_session_signs_nothing_more(
             raise RuntimeError("injected")
         return original(self, frame, author, step)
 
-    monkeypatch.setattr(Session, "_on_move", faulty)
+    handle_moves_with(monkeypatch, faulty)
     view = joiner.view()
     assert view is not None
     with pytest.raises(SessionFailed):
