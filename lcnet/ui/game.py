@@ -528,8 +528,9 @@ class GameUI(Redrawn):
                 text += f"; listening on {listening}"  # a resumed host, on its board
         if not text:
             return []
-        wrapped = textwrap.wrap(text, TEXT_WIDTH)[:BANNER_LINES]
-        return [[(style, f" {line:<{TEXT_WIDTH}} ")] for line in wrapped]
+        # Paths and commands stay whole, wherever the program was installed.
+        wrapped = textwrap.wrap(text, TEXT_WIDTH, break_long_words=False, break_on_hyphens=False)
+        return [[(style, f" {line:<{TEXT_WIDTH}} ")] for line in wrapped[:BANNER_LINES]]
 
     def _identities(self) -> list[str]:
         """Both players' key fingerprints, to read aloud to each other before playing."""
@@ -803,7 +804,8 @@ class GameUI(Redrawn):
         """The message wrapped between words at the terminal's width, on at
         most MESSAGE_ROWS rows (the last one cut, marked with ~, if need be)."""
         columns = max(self.size()[0], 10)
-        lines = textwrap.wrap(self.message, columns) or [""]
+        # Never at a hyphen: a path or a command in the message stays whole.
+        lines = textwrap.wrap(self.message, columns, break_on_hyphens=False) or [""]
         if len(lines) > MESSAGE_ROWS:
             rest = " ".join(lines[MESSAGE_ROWS - 1 :])
             lines = [*lines[: MESSAGE_ROWS - 1], clip(rest, columns)]
