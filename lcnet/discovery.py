@@ -634,12 +634,13 @@ def games_from_answer(answer: Answer, machine: Sequence[Interface] = ()) -> list
     games: dict[tuple[str, str], Game] = {}
     for text in answer.texts:
         records = answer.services
-        fingerprint = decode_txt(text).get(b"fp") or b""
+        properties = decode_txt(text)
+        fingerprint = properties.get(b"fp") or b""
         prefix = server_prefix(fingerprint.decode("ascii", errors="replace"))
         own = [(server, port) for server, port in records if server.lower().startswith(prefix)]
         for server, port in own or records:
             addresses = prefer_reachable(answer.addresses.get(server.lower(), ()), machine)
-            game = game_from_record(answer.instance, decode_txt(text), addresses, port)
+            game = game_from_record(answer.instance, properties, addresses, port)
             if game is not None:
                 games.setdefault((game.fingerprint, game.where), game)
     return list(games.values())

@@ -113,7 +113,3 @@ class MatchClient(Protocol):
     async def resign(self) -> None:
         """Give up (sent as soon as this player may speak)."""
         ...
-
-
-def view_of(client: MatchClient) -> View | None:
-    return client.state.view

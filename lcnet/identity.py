@@ -607,10 +607,10 @@ def tofu_check(
     accepted = normalize_fingerprint(accept_new_key) if accept_new_key else None
 
     def check(seat: Seat, name: str, key: bytes) -> str | None:
-        known = known_peers(home)
         result = check_peer(name, key, home)
         if result.status is PeerStatus.NEW:
-            return name_caution(name, known)
+            # The file now holds this name too, which a look-alike is never of.
+            return name_caution(name, known_peers(home))
         if result.status is not PeerStatus.CHANGED:
             return None
         if accepted is not None and accepted == result.fingerprint:

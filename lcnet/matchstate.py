@@ -12,7 +12,6 @@ from types import MappingProxyType
 from lcnet import hashing
 from lcnet.errors import LcnetError
 from lcnet.frontend import MatchState
-from lcnet.seat import Seat
 from lcnet.session import Session
 
 
@@ -42,6 +41,3 @@ def state_of(
         failure=failure,
         addresses=addresses,
     )
-
-
-__all__ = ["MatchState", "Seat", "state_of"]
