@@ -1,7 +1,7 @@
 """Offline audit of a match from its replay file(s): one verdict, with evidence.
 
 The transcript is fed, frame by frame, to an observer
-:class:`~lcnet.session.Session` — the very state machine the peers ran — which
+:class:`~lcnet.observer.Observer` — the very state machine the peers ran — which
 checks framing, every signature, the chain, every move against the engine,
 commitments, passes, keys, reveals and the result. The verdict is one of:
 
@@ -23,7 +23,7 @@ same position is proof of equivocation. With two files of the same match,
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,9 +32,9 @@ from lcnet import evidence as rules
 from lcnet import hashing, wire
 from lcnet.errors import ExitCode
 from lcnet.events import DisputeInfo, DuplicateIgnored, FrameGap, Step
+from lcnet.observer import Observer
 from lcnet.replaylog import Damage, ReplayContents, TornTail, read_replay
 from lcnet.seat import Seat
-from lcnet.session import Session
 
 if TYPE_CHECKING:
     from lcnet.repair import Repair
@@ -200,7 +200,7 @@ class Verdict:
         return out
 
 
-def signer_of(session: Session, seat: Seat | None) -> Signer | None:
+def signer_of(session: Observer, seat: Seat | None) -> Signer | None:
     if seat is None:
         return None
     key = session.keys.get(seat)
@@ -212,14 +212,14 @@ def audit_frames(
     evidence: Sequence[bytes] = (),
     torn: TornTail | None = None,
     *,
-    on_step: Callable[[Session, Step], None] | None = None,
+    on_step: Callable[[Observer, Step], None] | None = None,
 ) -> Verdict:
     """Audit a transcript given as its frames (and any evidence frames).
 
     ``on_step`` sees the observer after each frame (the replay viewer
     collects its positions that way, without checking everything twice).
     """
-    observer = Session.observer()
+    observer = Observer()
     bad: BadFrame | None = None
     for index, raw in enumerate(frames):
         step = observer.receive(raw)
@@ -235,7 +235,7 @@ def audit_frames(
             break
     if bad is None:
         # No more frames: what was deferred until a reveal that never came.
-        observer.check_deferred()
+        observer.finish()
         if observer.dispute is not None and observer.dispute.detected_by is None:
             bad = _bad_from_dispute(observer, observer.dispute, frames, frames[-1])
     verdict = _verdict(observer, bad, len(frames), torn)
@@ -264,7 +264,7 @@ def audit_frames(
     return verdict
 
 
-def _unplaced(observer: Session, index: int, raw: bytes, events: Sequence[object]) -> str:
+def _unplaced(observer: Observer, index: int, raw: bytes, events: Sequence[object]) -> str:
     """Why the record at ``index`` is no next frame of the transcript, saying
     what is wrong (its form, position, chain, game or signature) and, where a
     player's key verifies it, whose it is (which proves nothing against them:
@@ -303,13 +303,15 @@ def _describe(event: object) -> str:
 
 
 def _bad_from_dispute(
-    observer: Session, info: DisputeInfo, frames: Sequence[bytes], raw: bytes
+    observer: Observer, info: DisputeInfo, frames: Sequence[bytes], raw: bytes
 ) -> BadFrame:
     offending = frames[info.seq] if info.seq < len(frames) else raw
     return BadFrame(info.seq, signer_of(observer, info.offender), info.reason, offending.hex())
 
 
-def _verdict(observer: Session, bad: BadFrame | None, count: int, torn: TornTail | None) -> Verdict:
+def _verdict(
+    observer: Observer, bad: BadFrame | None, count: int, torn: TornTail | None
+) -> Verdict:
     verdict = Verdict(kind=VerdictKind.VALID, frames=count, summary="")
     for seat in Seat:
         if seat in observer.names:
@@ -397,43 +399,7 @@ class Weighed:
     """The first dispute that crossed the transcript's frames in flight."""
 
 
-def _on_history(observer: Session, evidence: Sequence[bytes]) -> Iterator[tuple[wire.Frame, Seat]]:
-    """The evidence records that can prove something, with their signers.
-
-    A record that does not decode (fields of a newer minor version only from
-    a signer that announced it, §5.5), that no player's key verifies, whose
-    position is 0 or not in the transcript, or that is not on the transcript's
-    history (this game, ``prev`` the hash of the transcript's frame before it)
-    proves nothing: anyone can copy an old frame into a file, and a fork can
-    be either side's doing (PROTOCOL §6.4). Nor does a copy of the
-    transcript's own frame.
-    """
-    chain = observer.chain
-    for raw in evidence:
-        try:
-            frame = wire.decode_frame(raw, allow_unknown_fields=True)
-        except wire.MalformedFrame:
-            continue
-        seq = frame.seq
-        signer = next(
-            (
-                s
-                for s in (Seat.JOINER, Seat.HOST)
-                if s in observer.keys and frame.signed_by(observer.keys[s])
-            ),
-            None,
-        )
-        if signer is None or not seq or seq >= len(chain):
-            continue
-        if observer.unannounced_fields(frame, signer) is not None:
-            continue
-        if frame.game != observer.game_id or frame.prev != chain[seq - 1].hash:
-            continue
-        if chain[seq].raw != raw:
-            yield frame, signer
-
-
-def weigh_evidence(observer: Session, evidence: Sequence[bytes]) -> Weighed:
+def weigh_evidence(observer: Observer, evidence: Sequence[bytes]) -> Weighed:
     """Weigh the EVIDENCE records against the transcript ``observer`` holds.
 
     Each on the transcript's history is judged by the rule the live session
@@ -447,7 +413,7 @@ def weigh_evidence(observer: Session, evidence: Sequence[bytes]) -> Weighed:
     chain = observer.chain
     out = Weighed()
     seen: dict[tuple[int, Seat], bytes] = {}
-    for frame, signer in _on_history(observer, evidence):
+    for frame, signer in observer.on_history(evidence):
         seq = frame.seq
         assert seq is not None
         earlier = seen.setdefault((seq, signer), frame.raw)
@@ -463,7 +429,7 @@ def weigh_evidence(observer: Session, evidence: Sequence[bytes]) -> Weighed:
                 message=frame.message,
                 seq=seq,
                 speaker=observer.speakers[seq],
-                held=[_signer_seat(observer, f) for f in chain[seq:]],
+                held=[observer.signer_of(f) for f in chain[seq:]],
             )
         if judged.finding.proves:
             out.proof = BadFrame(seq, signer_of(observer, signer), judged.reason, frame.raw.hex())
@@ -473,17 +439,13 @@ def weigh_evidence(observer: Session, evidence: Sequence[bytes]) -> Weighed:
     return out
 
 
-def _signer_seat(observer: Session, frame: wire.Frame) -> Seat | None:
-    return next((s for s, key in observer.keys.items() if frame.signed_by(key)), None)
-
-
 def _judge_crossed_dispute(
     frames: Sequence[bytes], dispute: wire.Frame, count: int, torn: TornTail | None
 ) -> Verdict:
     """Judge a dispute that crossed frames in flight as the frame it was signed as:
     the one after the transcript its signer had seen."""
     assert dispute.seq is not None
-    observer = Session.observer()
+    observer = Observer()
     for raw in frames[: dispute.seq]:
         observer.receive(raw)
     observer.receive_frame(dispute)

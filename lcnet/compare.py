@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from lcnet import hashing, wire
 from lcnet.audit import BadFrame, signer_of
+from lcnet.observer import Observer
 from lcnet.replaylog import ReplayContents
-from lcnet.session import Session
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def compare(first: ReplayContents, second: ReplayContents) -> Comparison:
             longer=0 if len(a) > len(b) else 1,
         )
     # Both have a frame at position `common`, and they differ.
-    observer = Session.observer()
+    observer = Observer()
     for raw in a[:common]:
         observer.receive(raw)
     proof = None

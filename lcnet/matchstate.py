@@ -19,7 +19,6 @@ def state_of(
     session: Session, *, failure: LcnetError | None = None, addresses: tuple[str, ...] = ()
 ) -> MatchState:
     """What a screen shows of ``session`` now."""
-    assert session.seat is not None, "a screen shows a player's session"
     track = session.round
     match = session.match
     return MatchState(

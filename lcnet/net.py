@@ -129,8 +129,6 @@ class NetPeer:
         wall_clock: Callable[[], float] = time.time,
         restart: Restart | None = None,
     ) -> None:
-        if session.seat is None:
-            raise LocalProtocolError("a network peer plays a seat")
         self._seat: Seat = session.seat
         self._session = session
         self._sock = sock

@@ -154,7 +154,7 @@ def replay_name(session: Session) -> str:
     and no frame carries a time. When the match started is in the file's
     header (``created``); listings sort by it.
     """
-    assert session.game_id is not None and session.seat is not None
+    assert session.game_id is not None
     return f"{session.game_id.hex()[:GAME_NAME_DIGITS]}-{session.seat}.lcnet"
 
 
@@ -162,7 +162,6 @@ def _writer_factory(
     player: Player, master: bytes, header_extra: dict[str, Any]
 ) -> Callable[[Session], ReplayWriter]:
     def open_writer(session: Session) -> ReplayWriter:
-        assert session.seat is not None
         path = player.replays / replay_name(session)
         extra = dict(header_extra)
         extra.update(player.extra_header)

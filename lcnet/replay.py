@@ -16,9 +16,9 @@ from lcnet import audit, hashing
 from lcnet.cards import Card, format_cards, sort_hand
 from lcnet.engine import Round, Turn, View
 from lcnet.events import RoundStarted, RoundVerified, Step, TurnPlayed
+from lcnet.observer import Observer
 from lcnet.replaylog import ReplayContents, TornTail
 from lcnet.seat import Seat
-from lcnet.session import Session
 
 
 @dataclass(frozen=True)
@@ -137,14 +137,14 @@ class _Collector:
     """Keeps a position for each round start and each turn, as the audit goes."""
 
     def __init__(self) -> None:
-        self.observer: Session | None = None
+        self.observer: Observer | None = None
         self.positions: list[Position] = []
         self.round_starts: list[int] = []
         self._turns: list[tuple[Seat, Turn]] = []
         self._starter = Seat.HOST
         self._totals = (0, 0)
 
-    def step(self, observer: Session, step: Step) -> None:
+    def step(self, observer: Observer, step: Step) -> None:
         self.observer = observer
         for event in step.events:
             if isinstance(event, RoundStarted):
@@ -178,7 +178,7 @@ class _Collector:
                 )
 
     @staticmethod
-    def _table(observer: Session) -> Round:
+    def _table(observer: Observer) -> Round:
         assert observer.round is not None and observer.round.table is not None
         return observer.round.table.copy()
 

@@ -50,9 +50,11 @@ from lcnet import __version__, localmatch, wire
 from lcnet.bots import make_bot
 from lcnet.engine import Turn
 from lcnet.events import MatchOptions, Step
+from lcnet.observer import Observer
+from lcnet.phases import Phase
 from lcnet.replaylog import ReplayHeader, write_replay
 from lcnet.seat import Seat
-from lcnet.session import FrameHeader, Phase, Session
+from lcnet.session import FrameHeader, Session
 
 CREATED = "2026-11-29T12:00:00Z"
 NAMES = {Seat.HOST: "Ada", Seat.JOINER: "Ben"}
@@ -244,7 +246,7 @@ def main() -> None:
 
     # The same match as the joiner's file of a program that stopped mid-round 2.
     joiner = peers[Seat.JOINER].session
-    observer = Session.observer()
+    observer = Observer()
     cut = 0
     for index, frame in enumerate(joiner.chain):
         observer.receive(frame.raw)

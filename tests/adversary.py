@@ -51,7 +51,7 @@ import nacl.signing
 
 from lcnet import audit, compare, hashing, repair, wire
 from lcnet.deal import RoundDeal
-from lcnet.deckcheck import PlayerDeck
+from lcnet.deckcheck import PlayerDeck, RoundTrack
 from lcnet.engine import Turn, View
 from lcnet.events import DisputeInfo, MatchOptions, Step
 from lcnet.group import GROUP_ORDER
@@ -383,13 +383,10 @@ class CheaterSession(Session):
     def _build_auto(self) -> wire.Message:
         return self.adversary.built(self, super()._build_auto())
 
-    def _start_round(self) -> None:
-        super()._start_round()
-        track = self.round
-        if track is None or self.seat is None or self.options is None or self.game_id is None:
-            return
-        seed = self.adversary.seed_for(track.number)
-        if seed is not None:
+    def new_round(self, number: int, starter: Seat) -> RoundTrack:
+        track = super().new_round(number, starter)
+        seed = self.adversary.seed_for(number)
+        if seed is not None and self.options is not None and self.game_id is not None:
             track.deck = PlayerDeck(
                 RoundDeal(
                     seat=self.seat,
@@ -399,6 +396,7 @@ class CheaterSession(Session):
                     seed=seed,
                 )
             )
+        return track
 
     def emit(self, message: wire.Message, step: Step) -> wire.Frame:
         raw = self.adversary.sign_own(self, message)

@@ -31,9 +31,13 @@ CORE = frozenset(
         "lcnet.group",
         "lcnet.hashing",
         "lcnet.link",
+        "lcnet.observer",
+        "lcnet.phases",
         "lcnet.seat",
         "lcnet.session",
         "lcnet.status",
+        "lcnet.transcript",
+        "lcnet.transitions",
         "lcnet.wire",
     }
 )

@@ -20,9 +20,9 @@ from lcnet.bots import make_bot
 from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.frontend import Status
+from lcnet.phases import Phase
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import Phase
 from tests.netutil import (
     DEADLINE,
     FAST,

@@ -8,6 +8,7 @@ from pathlib import Path
 import nacl.signing
 
 from lcnet.events import MatchOptions
+from lcnet.observer import Observer
 from lcnet.seat import Seat
 from lcnet.session import Session
 
@@ -49,7 +50,7 @@ def test_the_first_frames_match_the_specification() -> None:
 def test_an_independent_reader_accepts_the_specified_frames() -> None:
     # A fresh observer, given only the bytes from the document, agrees.
     frames, _, game = spec_frames()
-    observer = Session.observer()
+    observer = Observer()
     for raw in frames:
         assert observer.receive(raw).accepted is not None
     assert observer.game_id is not None and observer.game_id.hex() == game

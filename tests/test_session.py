@@ -21,8 +21,10 @@ from lcnet.events import (
     RoundVerified,
     TurnPlayed,
 )
+from lcnet.phases import Phase
 from lcnet.seat import Seat
-from lcnet.session import Phase, Session, _turn_of
+from lcnet.session import Session
+from lcnet.transitions import turn_of
 from tests.cheaters import Table
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
@@ -186,7 +188,7 @@ def _replay_tail(session: Session, transcript: list[bytes], start: int, seat: Se
                 assert expected_own.pop(0) == transcript[index]
             else:
                 assert isinstance(frame.message, wire.MoveMsg) and session.awaiting_decision
-                step = session.play(_turn_of(frame.message))
+                step = session.play(turn_of(frame.message))
                 assert step.outgoing[0].raw == transcript[index]
                 expected_own.extend(f.raw for f in step.outgoing[1:])
         else:

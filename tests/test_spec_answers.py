@@ -20,6 +20,7 @@ import pytest
 
 from lcnet import audit, deal, group, hashing, wire
 from lcnet.events import DisputeRaised, FrameDropped, MatchOptions
+from lcnet.observer import Observer
 from lcnet.seat import Seat
 from lcnet.session import Session
 from tests.cheaters import Cheater, Table, once
@@ -275,7 +276,7 @@ def test_an_ack_carries_no_position_and_its_key_is_for_the_next_draw(honest: Tab
     table = honest
     frames = raws(table.host)
     index = seq_of(table.host, "ack", lambda m: isinstance(m, wire.Ack) and m.key is not None)
-    observer = Session.observer()
+    observer = Observer()
     for raw in frames[:index]:
         observer.receive(raw)
     assert observer.round is not None
@@ -524,7 +525,7 @@ def _hello(name: str) -> bytes:
 
 @pytest.mark.parametrize("name", PRINTABLE)
 def test_printable_names_are_accepted(name: str) -> None:
-    assert Session.observer().receive(_hello(name)).accepted is not None
+    assert Observer().receive(_hello(name)).accepted is not None
 
 
 @pytest.mark.parametrize("name", NOT_PRINTABLE)

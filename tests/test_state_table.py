@@ -19,9 +19,12 @@ import pytest
 
 from lcnet import wire
 from lcnet.events import FrameDropped
+from lcnet.observer import Observer
+from lcnet.phases import Phase
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
-from lcnet.session import TABLE, Phase, Session
+from lcnet.session import Session
+from lcnet.transitions import TABLE
 from tests.cheaters import Table
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
@@ -66,9 +69,9 @@ def test_every_phase_is_in_the_table_and_every_successor_is_a_phase() -> None:
     for phase, row in TABLE.items():
         assert all(successor in TABLE for successor in row.successors), phase
         if row.expects is not None:
-            assert row.handler is not None and row.handler.__qualname__.startswith("Session."), (
-                phase
-            )
+            handler = row.handler
+            assert handler is not None and handler.__module__ == "lcnet.transitions", phase
+            assert handler.__name__ == f"on_{row.expects.TYPE}", phase
 
 
 # ------------------------------------------------- every phase, every type
@@ -103,7 +106,7 @@ def _match(directory: Path) -> tuple[list[bytes], dict[Seat, nacl.signing.Signin
 def _observers(directory: Path) -> dict[Phase, Session]:
     """An observer standing at each phase, the first time the match reaches it."""
     frames, _ = _match(directory)
-    observer = Session.observer()
+    observer = Observer()
     found = {observer.phase: copy.deepcopy(observer)}
     for raw in frames:
         observer.receive(raw)

@@ -17,13 +17,14 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, deal, repair, wire
+from lcnet import audit, deal, repair, transitions, wire
 from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
+from lcnet.phases import Phase
 from lcnet.replaylog import ReplayHeader, read_replay, write_replay
 from lcnet.seat import Seat
-from lcnet.session import Phase, Session, SessionFailed
+from lcnet.session import Session, SessionFailed
 from replays.make_samples import NewerJoiner
 from tests.cheaters import Cheater, Table, Tamper, once
 
@@ -230,11 +231,11 @@ def handle_moves_with(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
     into this program), for the rest of the test."""
     from types import MappingProxyType
 
-    from lcnet import session as session_module
+    from lcnet import transcript
 
-    table = dict(session_module.TABLE)
+    table = dict(transcript.TABLE)
     table[Phase.MOVE] = dataclasses.replace(table[Phase.MOVE], handler=handler)
-    monkeypatch.setattr(session_module, "TABLE", MappingProxyType(table))
+    monkeypatch.setattr(transcript, "TABLE", MappingProxyType(table))
 
 
 def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
@@ -246,13 +247,12 @@ def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
         ctx = zmq.asyncio.Context()
         host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=41)
         joiner = local_joiner(tmp_path / "j", ctx, port, seed=42)
-        original = Session._on_move
 
-        def faulty(self: Session, *args: Any) -> Any:
-            theirs = args[1] is not self.seat
-            if self is host.session and theirs and self.round and len(self.round.turns) >= 4:
+        def faulty(t: Any, *args: Any) -> Any:
+            mine = t is host.session
+            if mine and args[1] is not t.seat and t.round and len(t.round.turns) >= 4:
                 raise GroupError("injected: a group operation failed")
-            return original(self, *args)
+            return transitions.on_move(t, *args)
 
         handle_moves_with(monkeypatch, faulty)
         host.peer.start()
@@ -301,14 +301,13 @@ def test_after_a_fault_of_its_own_a_session_signs_nothing_more(
 ) -> None:
     table = _held_table(tmp_path, JOINER)
     joiner = table.joiner
-    original = Session._on_move
     calls: list[int] = []
 
-    def faulty(self: Session, frame: wire.Frame, author: Seat, step: Any) -> Any:
-        if self is joiner and author is JOINER and not calls:
+    def faulty(t: Any, frame: wire.Frame, author: Seat, step: Any) -> Any:
+        if t is joiner and author is JOINER and not calls:
             calls.append(1)
             raise RuntimeError("injected")
-        return original(self, frame, author, step)
+        return transitions.on_move(t, frame, author, step)
 
     handle_moves_with(monkeypatch, faulty)
     view = joiner.view()
