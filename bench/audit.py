@@ -21,7 +21,8 @@ from pathlib import Path
 from lcnet import audit, localmatch
 from lcnet.bots import make_bot
 from lcnet.events import MatchOptions
-from lcnet.replaylog import ReplayHeader, write_replay
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 
 

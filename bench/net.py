@@ -48,7 +48,8 @@ from lcnet import localmatch, wire
 from lcnet.bots import make_bot
 from lcnet.events import MatchOptions, Step, TurnPlayed
 from lcnet.net import NetPeer, Timing, connect_joiner
-from lcnet.replaylog import ReplayHeader, ReplayWriter
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import Session
 

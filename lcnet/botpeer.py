@@ -204,7 +204,8 @@ def _match_ended(code: int | None) -> bool:
 
 def _check_bot_side(bot_file: Path, spec: str) -> None:
     """Say in plain words why the bot cannot resume its side, before starting it."""
-    from lcnet.replaylog import ReplayFileError, read_replay, secret_path
+    from lcnet.replaylog import ReplayFileError, read_replay
+    from lcnet.replaywriter import secret_path
 
     bot = f"the {spec.split(':')[0]} bot"
     if not secret_path(bot_file).exists():

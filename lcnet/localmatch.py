@@ -21,7 +21,8 @@ from lcnet import __version__, deal, wire
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
 from lcnet.events import Event, MatchOptions, Step
-from lcnet.replaylog import ReplayHeader, ReplayWriter, delete_secret, write_secret
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import ReplayWriter, delete_secret, write_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
 

@@ -56,7 +56,7 @@ from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
 from lcnet.link import Link, Snapshot
 from lcnet.link import Timing as Timing
 from lcnet.matchstate import state_of
-from lcnet.replaylog import ReplayWriter, delete_secret
+from lcnet.replaywriter import ReplayWriter, delete_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
 

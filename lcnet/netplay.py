@@ -38,14 +38,8 @@ from lcnet.net import (
     bound_host,
     connect_joiner,
 )
-from lcnet.replaylog import (
-    ReplayContents,
-    ReplayHeader,
-    ReplayWriter,
-    delete_secret,
-    read_secret,
-    write_secret,
-)
+from lcnet.replaylog import ReplayContents, ReplayHeader
+from lcnet.replaywriter import ReplayWriter, delete_secret, read_secret, write_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
 

@@ -16,38 +16,32 @@ peer that was not accepted into the chain, kept as proof, e.g. the second
 of two frames it signed for the same position).
 
 Every record is written with one ``write``, then flushed and fsynced,
-*before* the frame is sent: the file is the source of truth. A crash can
-only tear the last record; the reader keeps the valid prefix and says where
-it stopped, and :meth:`ReplayWriter.reopen` truncates the torn bytes.
+*before* the frame is sent (:mod:`lcnet.replaywriter`): the file is the
+source of truth. A crash can only tear the last record; the reader keeps the
+valid prefix and says where it stopped.
 
 A bad record followed by records shown to be this file's is not a torn tail
 but *damage* (a flipped bit on a disk, a bad copy): the reader finds the
 resynchronisation point (where intact records run to the end of the file and
 their frames chain), keeps what follows (``damage``: one span, however many
-bad places it covers), and ``reopen`` refuses such a file rather than
+bad places it covers), and the writer's ``reopen`` refuses such a file rather than
 truncate those records. Bytes a player chose (a seed, an unknown field of a
 newer minor version) sit inside frames, so the scan must not take a record
 hidden there for one of the file's: see :func:`parse_replay`. A record whose
 checksum holds but whose kind this reader does not know is skipped and
 listed in ``unknown`` (a later minor version may add kinds).
 
-The master secret a peer needs to resume lives in a private side file
-(``<replay>.secret``, mode 0600), never in the replay file; it is deleted
-once the match is over.
 """
 
 from __future__ import annotations
 
 import array
-import contextlib
 import enum
-import fcntl
 import os
 import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import msgpack
@@ -74,9 +68,6 @@ someone else made."""
 
 RECORD_OVERHEAD: Final = 9
 """Length (4) + kind (1) + CRC (4) bytes around each payload."""
-
-SECRET_SUFFIX: Final = ".secret"
-SECRET_MODE: Final = 0o600
 
 
 class RecordKind(enum.IntEnum):
@@ -243,7 +234,7 @@ class ReplayContents:
         )
 
 
-def _record(kind: RecordKind, payload: bytes) -> bytes:
+def encode_record(kind: RecordKind, payload: bytes) -> bytes:
     if len(payload) + 1 > MAX_RECORD_BYTES:
         raise ValueError(f"a replay record holds at most {MAX_RECORD_BYTES - 1} bytes")
     body = bytes([kind]) + payload
@@ -876,251 +867,3 @@ def refuse_damaged(path: str | os.PathLike[str], contents: ReplayContents) -> No
         f"{contents.damage[0].offset} and lose them, so it is left untouched. The other "
         f"player's file of this match can repair it: {command()} audit {path} OTHER-FILE"
     )
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # not every platform can open a directory; the data itself is synced
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class ReplayWriter:
-    """Appends records to a replay file, each durably (write, flush, fsync).
-
-    A writer holds an exclusive lock on its file: two programs writing one
-    match would interleave their records and, worse, each sign frames for the
-    same positions, which reads as equivocation.
-    """
-
-    def __init__(self, path: Path, fd: int) -> None:
-        self.path = path
-        self._fd = fd
-        self.frames_written = 0
-        self._broken: str | None = None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            self._fd = -1
-            raise ReplayFileError(
-                f"{path} is in use by another lcnet program (the match is being played "
-                "there); stop that one first"
-            ) from None
-
-    @classmethod
-    def create(cls, path: str | os.PathLike[str], header: ReplayHeader) -> ReplayWriter:
-        """Create a new replay file (never overwrites an existing one)."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        except FileExistsError:
-            raise ReplayFileError(f"{p} already exists; not overwriting it") from None
-        writer = cls(p, fd)
-        writer._write(MAGIC + _record(RecordKind.HEADER, header.to_payload()))
-        _fsync_dir(p.parent)
-        return writer
-
-    @classmethod
-    def reopen(cls, path: str | os.PathLike[str]) -> tuple[ReplayWriter, ReplayContents]:
-        """Open an existing file to continue it, truncating a torn tail first.
-
-        A damaged file (bad bytes with intact records after them) is refused
-        and left untouched: truncating it would destroy those records.
-        """
-        p = Path(path)
-        try:
-            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
-        except FileNotFoundError:
-            raise ReplayFileError(f"no such replay file: {p}") from None
-        writer = cls(p, fd)  # locked from here on: nobody else appends meanwhile
-        try:
-            contents = read_replay(p)
-            refuse_damaged(p, contents)
-        except ReplayFileError:
-            writer.close()
-            raise
-        if contents.torn is not None:
-            os.ftruncate(fd, contents.valid_bytes)
-            os.fsync(fd)
-        writer.frames_written = len(contents.frames)
-        return writer, contents
-
-    def _write(self, data: bytes, *, sync: bool = True) -> None:
-        """Append ``data`` whole, or not at all.
-
-        A write that fails (a full disk) or comes up short is cut off again,
-        so the file stays the last good state and is never damaged in its
-        middle by the next record; the writer then refuses to write more.
-        """
-        if self._broken is not None:
-            raise OSError(f"{self.path}: not written, an earlier write failed ({self._broken})")
-        size = os.fstat(self._fd).st_size
-        try:
-            written = os.write(self._fd, data)
-            if written != len(data):  # a regular file takes a whole write or fails
-                raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
-            if sync:
-                os.fsync(self._fd)
-        except OSError as exc:
-            self._broken = str(exc)
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, size)
-                os.fsync(self._fd)
-            raise
-
-    def append_step(
-        self,
-        *,
-        received: bytes | None = None,
-        note: Mapping[str, Any] | None = None,
-        evidence: bytes | None = None,
-        sent: Sequence[bytes] = (),
-    ) -> None:
-        """Record what one protocol step produced, in order, with one write.
-
-        The file is synced to disk only when the step has frames to send:
-        they must be durable before they leave. A received frame alone is
-        not synced at once; it is synced with the next frame this peer sends,
-        and if a crash loses it first, the peer that sent it sends it again
-        when the two reconnect.
-        """
-        data = b""
-        if evidence is not None:
-            data += _record(RecordKind.EVIDENCE, evidence)
-        if received is not None:
-            data += _record(RecordKind.FRAME, received)
-            if note is not None:
-                data += _record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True))
-        for frame in sent:
-            data += _record(RecordKind.FRAME, frame)
-        if data:
-            self._write(data, sync=bool(sent))
-            self.frames_written += (received is not None) + len(sent)
-
-    def append_frame(self, frame: bytes, note: Mapping[str, Any] | None = None) -> None:
-        """Append a transcript frame durably (call before sending it).
-
-        A ``note`` (local annotations such as the receive time) goes in the
-        same write, right after the frame.
-        """
-        data = _record(RecordKind.FRAME, frame)
-        if note is not None:
-            data += _record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True))
-        self._write(data)
-        self.frames_written += 1
-
-    def append_evidence(self, frame: bytes) -> None:
-        self._write(_record(RecordKind.EVIDENCE, frame))
-
-    def append_note(self, note: Mapping[str, Any]) -> None:
-        self._write(_record(RecordKind.NOTE, msgpack.packb(dict(note), use_bin_type=True)))
-
-    def close(self) -> None:
-        """Sync and close (received frames not yet synced become durable here)."""
-        if self._fd >= 0:
-            try:
-                os.fsync(self._fd)
-            finally:
-                os.close(self._fd)
-                self._fd = -1
-
-    def __enter__(self) -> ReplayWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def write_replay(
-    path: str | os.PathLike[str],
-    header: ReplayHeader,
-    frames: Sequence[bytes],
-    evidence: Sequence[bytes] = (),
-) -> Path:
-    """Write a whole replay file at once (one write, one fsync): for exporting a
-    transcript that is already complete, such as the sample files."""
-    writer = ReplayWriter.create(path, header)
-    try:
-        data = b"".join(_record(RecordKind.EVIDENCE, e) for e in evidence)
-        data += b"".join(_record(RecordKind.FRAME, f) for f in frames)
-        writer._write(data)
-        writer.frames_written = len(frames)
-    finally:
-        writer.close()
-    return writer.path
-
-
-def in_use(path: str | os.PathLike[str]) -> bool:
-    """Whether an lcnet program is writing this replay file right now."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-# ------------------------------------------------------------- side file
-
-
-def secret_path(replay_path: str | os.PathLike[str]) -> Path:
-    return Path(str(replay_path) + SECRET_SUFFIX)
-
-
-def write_secret(replay_path: str | os.PathLike[str], secrets: Mapping[str, Any]) -> Path:
-    """Store a peer's secrets next to its replay file, private (0600), atomically."""
-    path = secret_path(replay_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, SECRET_MODE)
-    try:
-        os.fchmod(fd, SECRET_MODE)
-        data = msgpack.packb(dict(secrets), use_bin_type=True)
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-    return path
-
-
-def read_secret(replay_path: str | os.PathLike[str]) -> dict[str, Any]:
-    path = secret_path(replay_path)
-    try:
-        mode = path.stat().st_mode & 0o777
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ReplayFileError(
-            f"the private side file {path} is missing: this match cannot be resumed "
-            "from here (it was started elsewhere, or it is already over)"
-        ) from None
-    except OSError as exc:
-        raise ReplayFileError(f"cannot read the side file {path}: {exc.strerror}") from None
-    if mode & 0o077:
-        raise ReplayFileError(
-            f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"
-        )
-    try:
-        secrets = msgpack.unpackb(data, raw=False, strict_map_key=True)
-    except Exception:
-        secrets = None
-    if not isinstance(secrets, dict):
-        raise ReplayFileError(f"the private side file {path} is damaged")
-    return secrets
-
-
-def delete_secret(replay_path: str | os.PathLike[str]) -> None:
-    """Remove the side file once the match is over (its secrets are then public)."""
-    secret_path(replay_path).unlink(missing_ok=True)

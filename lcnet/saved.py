@@ -51,7 +51,8 @@ def unfinished_matches(directory: Path) -> list[Unfinished]:
     match resumes through its person's file, which brings the bot back).
     """
     from lcnet.audit import audit_contents
-    from lcnet.replaylog import ReplayFileError, in_use, read_replay, secret_path
+    from lcnet.replaylog import ReplayFileError, read_replay
+    from lcnet.replaywriter import in_use, secret_path
 
     found: list[Unfinished] = []
     if not directory.is_dir():

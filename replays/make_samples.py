@@ -52,7 +52,8 @@ from lcnet.engine import Turn
 from lcnet.events import MatchOptions, Step
 from lcnet.observer import Observer
 from lcnet.phases import Phase
-from lcnet.replaylog import ReplayHeader, write_replay
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 from lcnet.session import FrameHeader, Session
 

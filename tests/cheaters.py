@@ -19,7 +19,8 @@ import nacl.signing
 from lcnet import audit, wire
 from lcnet.bots.uniform import RandomBot
 from lcnet.events import MatchOptions, Step
-from lcnet.replaylog import ReplayHeader, ReplayWriter
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import FrameHeader, Session
 

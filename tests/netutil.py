@@ -27,7 +27,8 @@ from lcnet.events import MatchOptions, Step
 from lcnet.frontend import Status
 from lcnet.net import NetPeer, Timing, bind_host, connect_joiner
 from lcnet.netplay import read_ready_port
-from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay
+from lcnet.replaylog import ReplayHeader, read_replay
+from lcnet.replaywriter import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import Session
 

@@ -11,7 +11,8 @@ import pytest
 
 from lcnet import analysis, replay
 from lcnet.cli import main
-from lcnet.replaylog import ReplayHeader, read_replay, write_replay
+from lcnet.replaylog import ReplayHeader, read_replay
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"

@@ -19,7 +19,8 @@ import pytest
 from lcnet import audit, compare, deal, group, hashing, wire
 from lcnet.cards import ALL_CARDS, Card
 from lcnet.events import DuplicateIgnored, FrameDropped
-from lcnet.replaylog import ReplayHeader, ReplayWriter, read_replay, write_replay
+from lcnet.replaylog import ReplayHeader, read_replay
+from lcnet.replaywriter import ReplayWriter, write_replay
 from lcnet.seat import Seat
 from tests.cheaters import Cheater, Table, once
 

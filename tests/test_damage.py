@@ -14,15 +14,8 @@ import pytest
 
 from lcnet import audit, repair, replaylog, wire
 from lcnet.cli import main
-from lcnet.replaylog import (
-    MAGIC,
-    ReplayFileError,
-    ReplayHeader,
-    ReplayWriter,
-    parse_replay,
-    read_replay,
-    write_replay,
-)
+from lcnet.replaylog import MAGIC, ReplayFileError, ReplayHeader, parse_replay, read_replay
+from lcnet.replaywriter import ReplayWriter, write_replay
 from lcnet.seat import Seat
 from tests.cheaters import Cheater, Table
 

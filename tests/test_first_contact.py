@@ -31,7 +31,8 @@ from lcnet import audit, identity, localmatch, wire
 from lcnet.bots.uniform import RandomBot
 from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
-from lcnet.replaylog import ReplayHeader, read_replay, write_replay, write_secret
+from lcnet.replaylog import ReplayHeader, read_replay
+from lcnet.replaywriter import write_replay, write_secret
 from lcnet.seat import Seat
 from tests.netutil import (
     HOST_TIMING_ARGS,

@@ -150,7 +150,9 @@ def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> N
     graph = _graph(top_level_only=False)
     modules = _reached(graph, "lcnet.frontend")
     wrong = sorted(
-        m for m in modules if _in(m, ("lcnet.bots", "lcnet.localmatch", "lcnet.replaylog"))
+        m
+        for m in modules
+        if _in(m, ("lcnet.bots", "lcnet.localmatch", "lcnet.replaylog", "lcnet.replaywriter"))
     )
     assert not wrong, wrong
 

@@ -496,7 +496,8 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
 
     from lcnet import localmatch
     from lcnet.bots.uniform import RandomBot
-    from lcnet.replaylog import ReplayHeader, write_replay, write_secret
+    from lcnet.replaylog import ReplayHeader
+    from lcnet.replaywriter import write_replay, write_secret
     from lcnet.saved import unfinished_matches
 
     closed = refused_port

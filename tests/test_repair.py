@@ -7,7 +7,8 @@ import zlib
 from pathlib import Path
 
 from lcnet import audit, repair, wire
-from lcnet.replaylog import MAGIC, ReplayHeader, read_replay, write_replay
+from lcnet.replaylog import MAGIC, ReplayHeader, read_replay
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"

@@ -14,12 +14,14 @@ from lcnet.replaylog import (
     MAGIC,
     ReplayFileError,
     ReplayHeader,
-    ReplayWriter,
     UnknownRecord,
-    delete_secret,
-    in_use,
     parse_replay,
     read_replay,
+)
+from lcnet.replaywriter import (
+    ReplayWriter,
+    delete_secret,
+    in_use,
     read_secret,
     secret_path,
     write_secret,

@@ -22,7 +22,8 @@ from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
 from lcnet.phases import Phase
-from lcnet.replaylog import ReplayHeader, read_replay, write_replay
+from lcnet.replaylog import ReplayHeader, read_replay
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 from lcnet.session import Session, SessionFailed
 from replays.make_samples import NewerJoiner

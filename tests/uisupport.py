@@ -32,7 +32,8 @@ from lcnet import localmatch
 from lcnet.bots import make_bot
 from lcnet.events import MatchOptions
 from lcnet.frontend import Update
-from lcnet.replaylog import ReplayHeader, write_replay
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import write_replay
 from lcnet.seat import Seat
 from tests.localclient import LocalClient
 
