@@ -42,13 +42,13 @@ from lcnet import group, hashing
 from lcnet.deal import (
     HAND_SIZE,
     RevealedKey,
-    RoundDeal,
     Seat,
     audit_round,
     card_table,
     hand_positions,
     pass_author,
 )
+from lcnet.rounddeal import RoundDeal
 
 GAME_ID = hashing.game_id(b"bench/deal.py")
 QUICK_MULTS = 40

@@ -5,7 +5,7 @@ public facts of the round: commitments, passes, keys, hidden positions) and
 one deck behind the :class:`DeckChecks` interface, which it feeds every
 deck item of the transcript, whoever sent it:
 
-* :class:`PlayerDeck`, for a player: its :class:`~lcnet.deal.RoundDeal`
+* :class:`PlayerDeck`, for a player: its :class:`~lcnet.rounddeal.RoundDeal`
   (its own secrets) checks the other side's items as they arrive and opens
   the cards meant for this player;
 * :class:`ObserverDeck`, for an auditor without secrets: it checks at once
@@ -21,7 +21,7 @@ import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lcnet import deal
+from lcnet import deal, rounddeal
 from lcnet.cards import Card, deck_size
 from lcnet.engine import Round, Turn
 from lcnet.errors import LocalProtocolError, Violation
@@ -71,7 +71,7 @@ class RoundTrack:
     is pinned on the frame that held the faulty item."""
 
     @property
-    def own_deal(self) -> deal.RoundDeal | None:
+    def own_deal(self) -> rounddeal.RoundDeal | None:
         """A player's own deck secrets (``None`` for an observer)."""
         return self.deck.own
 
@@ -84,7 +84,7 @@ class DeckChecks(abc.ABC):
     the session has recorded the item in the :class:`RoundTrack` first.
     """
 
-    own: deal.RoundDeal | None = None
+    own: rounddeal.RoundDeal | None = None
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -129,7 +129,7 @@ class DeckChecks(abc.ABC):
 class PlayerDeck(DeckChecks):
     """A player's deck: its own secrets check the other side's items."""
 
-    def __init__(self, own: deal.RoundDeal) -> None:
+    def __init__(self, own: rounddeal.RoundDeal) -> None:
         self.own = own
         self._seat = own.seat
 

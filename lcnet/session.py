@@ -25,7 +25,7 @@ from typing import Final
 
 import nacl.signing
 
-from lcnet import deal, evidence, hashing, wire
+from lcnet import evidence, hashing, rounddeal, wire
 from lcnet.deckcheck import PlayerDeck, RoundTrack
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError, ProtocolError, Violation
@@ -145,7 +145,7 @@ class Session(Transcript):
 
     def new_round(self, number: int, starter: Seat) -> RoundTrack:
         assert self.options is not None and self.game_id is not None
-        own = deal.RoundDeal.from_master(
+        own = rounddeal.RoundDeal.from_master(
             seat=self.seat,
             suit_count=self.options.suits,
             game_id=self.game_id,

@@ -50,7 +50,6 @@ import nacl.bindings
 import nacl.signing
 
 from lcnet import audit, compare, hashing, repair, wire
-from lcnet.deal import RoundDeal
 from lcnet.deckcheck import PlayerDeck, RoundTrack
 from lcnet.engine import Turn, View
 from lcnet.events import DisputeInfo, MatchOptions, Step
@@ -63,6 +62,7 @@ from lcnet.replaylog import (
     ReplayHeader,
     parse_replay,
 )
+from lcnet.rounddeal import RoundDeal
 from lcnet.seat import Seat
 from lcnet.session import FrameHeader, Session, SessionFailed
 

@@ -21,7 +21,6 @@ from lcnet.deal import (
     DeckProtocolError,
     DeckSecrets,
     RevealedKey,
-    RoundDeal,
     RoundDeck,
     Seat,
     audit_round,
@@ -34,6 +33,7 @@ from lcnet.deal import (
     rebuild_round,
 )
 from lcnet.errors import LocalProtocolError, RemoteProtocolError
+from lcnet.rounddeal import RoundDeal
 
 GAME_ID = hashing.game_id(b"lcnet test vector frame")
 MASTER_HOST = bytes(range(0, 32))

@@ -19,13 +19,13 @@ from lcnet.deal import (
     DeckFault,
     DeckProtocolError,
     DeckSecrets,
-    RoundDeal,
     Seat,
     audit_round,
     card_table,
     pass_author,
 )
 from lcnet.errors import LocalProtocolError, RemoteProtocolError
+from lcnet.rounddeal import RoundDeal
 from tests.test_deal import (
     GAME_ID,
     MASTER_HOST,

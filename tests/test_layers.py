@@ -24,6 +24,7 @@ CORE = frozenset(
         "lcnet.cards",
         "lcnet.deckcheck",
         "lcnet.deal",
+        "lcnet.rounddeal",
         "lcnet.engine",
         "lcnet.errors",
         "lcnet.events",
@@ -162,8 +163,10 @@ SCREEN: tuple[str, ...] = (
     "lcnet.ui.board",
     "lcnet.ui.fullscreen",
     "lcnet.ui.game",
+    "lcnet.ui.gamekeys",
     "lcnet.ui.keys",
     "lcnet.ui.lines",
+    "lcnet.ui.pages",
     "lcnet.ui.tracker",
     "lcnet.ui.turn",
 )

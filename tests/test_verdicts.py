@@ -17,7 +17,7 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, deal, repair, transitions, wire
+from lcnet import audit, repair, rounddeal, transitions, wire
 from lcnet.events import FrameDropped, MatchOptions
 from lcnet.group import GROUP_ORDER, GroupError
 from lcnet.net import LocalFailure, NetPeer
@@ -211,7 +211,7 @@ def test_a_fault_of_this_program_is_never_blamed_on_the_peer(
     def broken(*args: object) -> None:
         raise GroupError("injected: a group operation failed")
 
-    monkeypatch.setattr(deal.RoundDeal, "open_draw", broken)
+    monkeypatch.setattr(rounddeal.RoundDeal, "open_draw", broken)
     with pytest.raises(SessionFailed, match="not of the opponent"):
         drawer.receive(raw)
     # Nothing signed, nobody accused, the transcript as it was: fail closed.
