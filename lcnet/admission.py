@@ -7,7 +7,8 @@ a new connection), ignores the frame, or turns the sender away with the
 reason it is told in a ``busy`` frame (docs/PROTOCOL.md §6.5). It reads
 the session and calls what it is given (the ledger of games played, the
 check of the peer's name and key), so :class:`lcnet.net.NetPeer` only
-carries the decision out.
+carries the decision out. :func:`refusal` is the other side of it: what a
+``busy`` frame means to the player that receives it.
 """
 
 from __future__ import annotations
@@ -101,3 +102,27 @@ def admit(
     except UserError as exc:
         return TurnAway(exc)
     return Admit()
+
+
+def refusal(session: Session, frame: wire.Frame) -> str | None:
+    """What a ``busy`` frame from the other side means to a player: why the
+    match stops, or ``None`` when it is not about this match (it is dropped).
+
+    A joiner is turned away before its match starts, or told its host gave up
+    on the match's opening (it stalled); a host hears that its joiner refused
+    the welcome (it knows the host's name with another key, say). Only a frame
+    signed by the opponent's key of this match counts once keys are known.
+    """
+    message = frame.message
+    assert isinstance(message, wire.Busy)
+    if session.seat is Seat.JOINER and session.next_seq <= 1:
+        return f"the host turned this peer away: {message.reason}"
+    peer_key = session.keys.get(session.seat.other)
+    if peer_key is None or frame.game != session.game_id or not frame.signed_by(peer_key):
+        return None
+    if session.seat is Seat.JOINER and session.opening:
+        # Nothing was played, and the host waits for another opponent.
+        return f"the host stopped this match: {message.reason}"
+    if session.seat is Seat.HOST and len(session.chain) <= 2:
+        return f"the opponent refused to play: {message.reason}"
+    return None

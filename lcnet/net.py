@@ -24,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import enum
 import ipaddress
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -108,11 +109,8 @@ class NetPeer:
     joiner's side of a cut connection redials (and ZeroMQ tells the host no
     more than "disconnected", so such a message is not counted there).
 
-    A host turns away every peer but its opponent with a ``busy`` frame whose
-    reason says why: busy with another match (:data:`BUSY_REASON`, only while
-    it has an opponent), a hello with a bad signature, the host's own key, a
-    replayed hello, an incompatible version, a changed key, or a ``sync`` for
-    a match it is not playing.
+    A host turns away every peer but its opponent with a ``busy`` frame that
+    says why (the rule is :func:`lcnet.admission.admit`).
     """
 
     def __init__(
@@ -155,8 +153,8 @@ class NetPeer:
         self._link = Link(self._seat, timing, clock())
         """Every decision that depends on time (see :mod:`lcnet.link`)."""
         self._peer_ident: bytes | None = None
-        self._endpoint: str | None = None
-        """For a joiner: where it connects (to dial again, see :class:`link.Redial`)."""
+        self._line: _JoinerLine | None = None
+        """For a joiner: its connection's events, and the redial (:class:`link.Redial`)."""
         self._failure: UserError | None = None
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
@@ -221,7 +219,7 @@ class NetPeer:
     async def resign(self) -> None:
         if self._failure is not None:
             raise self._failure
-        self._apply(self._link.resign(self._match()))
+        self._apply(self._link.resign(_snapshot(self._session)))
         if self._failure is not None:
             raise self._failure
 
@@ -235,7 +233,7 @@ class NetPeer:
             loop.create_task(self._receive_loop()),
             loop.create_task(self._pump_loop()),
         ]
-        self._apply(self._link.start(self._clock(), self._match()))
+        self._apply(self._link.start(self._clock(), _snapshot(self._session)))
 
     async def wait_closed(self) -> None:
         """Wait until the match is over and the last frames had their chance to arrive."""
@@ -335,7 +333,7 @@ class NetPeer:
             self._heard()
         if step.accepted is None and step.evidence is None and not step.outgoing:
             if any(isinstance(e, FrameGap) for e in step.events):
-                self._apply(self._link.gap(self._clock(), self._match()))
+                self._apply(self._link.gap(self._clock(), _snapshot(self._session)))
             else:
                 self.dropped += sum(1 for e in step.events if isinstance(e, FrameDropped))
         self._commit(step)
@@ -396,36 +394,16 @@ class NetPeer:
     def _on_control(self, frame: wire.Frame) -> None:
         message = frame.message
         if isinstance(message, wire.Busy):
-            session = self._session
-            if self._seat is Seat.JOINER and session.next_seq <= 1:
-                self._fail(Refused(f"the host turned this peer away: {message.reason}"))
-            elif (
-                self._seat is Seat.JOINER
-                and session.opening
-                and frame.game == session.game_id
-                and (host_key := session.keys.get(Seat.HOST)) is not None
-                and frame.signed_by(host_key)
-            ):
-                # The host gave up on this match's opening (it stalled): nothing
-                # was played, and the host waits for another opponent.
-                self._fail(Refused(f"the host stopped this match: {message.reason}"))
-            elif (
-                self._seat is Seat.HOST
-                and len(session.chain) <= 2
-                and frame.game == session.game_id
-                and (joiner_key := session.keys.get(Seat.JOINER)) is not None
-                and frame.signed_by(joiner_key)
-            ):
-                # The joiner refused this host's welcome (e.g. it knows our name
-                # with another key): the match never started.
-                self._fail(Refused(f"the opponent refused to play: {message.reason}"))
+            refusal = admission.refusal(self._session, frame)
+            if refusal is not None:
+                self._fail(Refused(refusal))
             return
         step = self._session.receive_frame(frame)
         if not any(isinstance(e, ControlReceived) for e in step.events):
             self.dropped += 1
             return
         if isinstance(message, wire.Bye):
-            self._apply(self._link.left(self._match()))
+            self._apply(self._link.left(_snapshot(self._session)))
             return
         self._heard()
         if isinstance(message, wire.Ping):
@@ -437,12 +415,12 @@ class NetPeer:
         session = self._session
         same_head = message.head == session.head
         actions = self._link.sync_received(
-            self._clock(), self._match(), have=message.have, same_head=same_head
+            self._clock(), _snapshot(self._session), have=message.have, same_head=same_head
         )
         self._apply(actions)
 
     def _heard(self) -> None:
-        self._apply(self._link.heard(self._clock(), self._match()))
+        self._apply(self._link.heard(self._clock(), _snapshot(self._session)))
 
     # -- sending
 
@@ -462,7 +440,7 @@ class NetPeer:
             self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
-        self._apply(self._link.stepped(self._clock(), self._match()))
+        self._apply(self._link.stepped(self._clock(), _snapshot(self._session)))
 
     def _record(self, step: Step) -> None:
         if (
@@ -504,18 +482,6 @@ class NetPeer:
                 return
 
     # -- the link
-
-    def _match(self) -> Snapshot:
-        """What the link needs to know of the session, now."""
-        session = self._session
-        return Snapshot(
-            frames=len(session.chain),
-            opponent_known=session.keys.get(self._seat.other) is not None,
-            our_turn=session.speaker is self._seat,
-            over=session.is_over,
-            dispute=session.dispute is not None,
-            opening=session.opening,
-        )
 
     def _apply(self, actions: list[link.Action]) -> None:
         """Carry out what the link decided, in order."""
@@ -580,59 +546,35 @@ class NetPeer:
 
     async def _pump_loop(self) -> None:
         """Feed the link the clock and (a joiner's) connection events, and act on them."""
-        joiner = self._seat is Seat.JOINER
-        monitor = (
-            self._sock.get_monitor_socket(
-                zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | _RECONNECTING
-            )
-            if joiner
-            else None
-        )
-        if joiner:
-            self._endpoint = _connected_endpoint(self._sock)
+        line = self._line = _JoinerLine(self._sock) if self._seat is Seat.JOINER else None
         try:
             # A closed link (the side failed) has nothing more to time: the loop ends.
             while not self._link.closed:
                 wait = max(0.0, self._link.next_deadline() - self._clock())
-                if monitor is None:
+                if line is None:
                     await asyncio.sleep(wait)
-                elif await _event_within(monitor, wait):
-                    self._on_monitor_event(await recv_monitor_message(monitor))
+                elif (event := await line.next_event(wait)) is not None:
+                    if event is _LineEvent.DOWN:
+                        self._apply(self._link.disconnected(self._clock()))
+                    elif event is _LineEvent.UP:
+                        # (Re)connected: whatever was in flight may be lost; catch up.
+                        self._apply(self._link.connected(self._clock(), _snapshot(self._session)))
+                    elif event is _LineEvent.RETRYING:
+                        self._link.reconnecting()
                     continue
-                self._apply(self._link.tick(self._clock(), self._match()))
+                self._apply(self._link.tick(self._clock(), _snapshot(self._session)))
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
-            if monitor is not None:
-                with contextlib.suppress(zmq.ZMQError):
-                    self._sock.disable_monitor()
-                monitor.close(linger=0)
-
-    def _on_monitor_event(self, event: Mapping[str, object]) -> None:
-        kind = event["event"]
-        if kind == zmq.EVENT_DISCONNECTED:
-            where = event["endpoint"]
-            if self._endpoint is None and isinstance(where, bytes):
-                self._endpoint = where.decode(errors="replace")
-            self._apply(self._link.disconnected(self._clock()))
-        elif kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-            # (Re)connected: whatever was in flight may be lost; catch up.
-            self._apply(self._link.connected(self._clock(), self._match()))
-        elif isinstance(kind, int) and kind & _RECONNECTING:
-            self._link.reconnecting()
+            if line is not None:
+                line.close()
 
     def _redial(self) -> None:
         """Connect the joiner again after ZeroMQ gave up on its connection (see REDIAL_GRACE)."""
-        endpoint = self._endpoint
-        if endpoint is None:
-            return
-        # The message that cost the connection is lost like any other that does not decode.
-        self.dropped += 1
-        self._notice(link.REDIAL_NOTICE)
-        with contextlib.suppress(zmq.ZMQError):
-            self._sock.disconnect(endpoint)
-        with contextlib.suppress(zmq.ZMQError):
-            self._sock.connect(endpoint)
+        if self._line is not None and self._line.redial():
+            # The message that cost the connection is lost like any other that does not decode.
+            self.dropped += 1
+            self._notice(link.REDIAL_NOTICE)
 
     # -- status
 
@@ -675,6 +617,70 @@ async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
     # The poll's own timer may have fired late (a busy event loop): look once more.
     events = monitor.getsockopt(zmq.EVENTS)
     return isinstance(events, int) and bool(events & zmq.POLLIN)
+
+
+def _snapshot(session: Session) -> Snapshot:
+    """What the link needs to know of the session, now."""
+    return Snapshot(
+        frames=len(session.chain),
+        opponent_known=session.keys.get(session.seat.other) is not None,
+        our_turn=session.speaker is session.seat,
+        over=session.is_over,
+        dispute=session.dispute is not None,
+        opening=session.opening,
+    )
+
+
+class _LineEvent(enum.Enum):
+    UP = "connected"
+    DOWN = "disconnected"
+    RETRYING = "reconnecting"
+    OTHER = "other"
+
+
+class _JoinerLine:
+    """A joiner's connection as ZeroMQ's monitor reports it, and the redial
+    ZeroMQ does not do after it cut a connection for an oversized message."""
+
+    def __init__(self, sock: zmq.asyncio.Socket) -> None:
+        self._sock = sock
+        self._monitor = sock.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | _RECONNECTING
+        )
+        self._endpoint = _connected_endpoint(sock)
+        """Where it connects (as given: a name stays a name), to dial again."""
+
+    async def next_event(self, seconds: float) -> _LineEvent | None:
+        """The next connection event, or ``None`` if none came within ``seconds``."""
+        if not await _event_within(self._monitor, seconds):
+            return None
+        event = await recv_monitor_message(self._monitor)
+        kind = event["event"]
+        if kind == zmq.EVENT_DISCONNECTED:
+            where = event["endpoint"]
+            if self._endpoint is None and isinstance(where, bytes):
+                self._endpoint = where.decode(errors="replace")
+            return _LineEvent.DOWN
+        if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            return _LineEvent.UP
+        if isinstance(kind, int) and kind & _RECONNECTING:
+            return _LineEvent.RETRYING
+        return _LineEvent.OTHER
+
+    def redial(self) -> bool:
+        """Disconnect and connect again; ``False`` if the address is not known."""
+        if self._endpoint is None:
+            return False
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.disconnect(self._endpoint)
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.connect(self._endpoint)
+        return True
+
+    def close(self) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            self._sock.disable_monitor()
+        self._monitor.close(linger=0)
 
 
 def _clip_utf8(text: str, limit: int) -> str:
