@@ -9,7 +9,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.keys import KEY_ALIASES, Keys
 
 from lcnet.deal import HAND_SIZE
-from lcnet.ui.game import HELP_END, HELP_TEXT, KEYS, LISTED_ORDER, GameUI, When
+from lcnet.ui.game import GameUI
+from lcnet.ui.gamekeys import HELP_END, HELP_TEXT, KEYS, LISTED_ORDER, When
 from lcnet.ui.keys import markdown_rows
 from tests.uisupport import HEIGHT, WIDTH, SmallOutput, local_client
 

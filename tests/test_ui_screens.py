@@ -19,7 +19,8 @@ from lcnet.deal import HAND_SIZE
 from lcnet.errors import ExitCode
 from lcnet.events import TurnPlayed
 from lcnet.seat import Seat
-from lcnet.ui.game import HELP_TEXT, MIN_COLUMNS, MIN_ROWS, GameUI, status_line
+from lcnet.ui.game import MIN_COLUMNS, MIN_ROWS, GameUI, status_line
+from lcnet.ui.gamekeys import HELP_TEXT
 from lcnet.ui.tracker import pile_draws
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient
