@@ -38,12 +38,12 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
+import lcnet.ui.pages as pages
 from lcnet.cards import Card
 from lcnet.engine import PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.events import DisputeRaised, MatchEnded, RoundVerified
 from lcnet.frontend import MatchClient, Status
-from lcnet.ui import pages
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
