@@ -101,7 +101,11 @@ class Verdict:
     round_scores: list[list[int]] = field(default_factory=list)
     totals: list[int] = field(default_factory=list)
     winner: str | None = None
+    winner_seat: str | None = None
+    """``host`` or ``joiner`` (the winner's seat: names may be alike); None for a draw."""
     resigned: str | None = None
+    game_id: str | None = None
+    """The game id in hex, once the transcript has its first frame."""
     owed: str | None = None
     bad: BadFrame | None = None
     torn: TornTail | None = None
@@ -313,6 +317,8 @@ def _verdict(
     observer: Observer, bad: BadFrame | None, count: int, torn: TornTail | None
 ) -> Verdict:
     verdict = Verdict(kind=VerdictKind.VALID, frames=count, summary="")
+    if observer.game_id is not None:
+        verdict.game_id = observer.game_id.hex()
     for seat in Seat:
         if seat in observer.names:
             verdict.names[str(seat)] = observer.names[seat]
@@ -354,9 +360,9 @@ def _verdict(
     if observer.is_over and (observer.sealed or observer.resigned is not None):
         outcome = observer.outcome
         assert outcome is not None
-        verdict.winner = (
-            None if outcome.winner is None else observer.names.get(Seat(outcome.winner))
-        )
+        if outcome.winner is not None:
+            verdict.winner_seat = str(Seat(outcome.winner))
+            verdict.winner = observer.names.get(Seat(outcome.winner))
         if observer.resigned is not None:
             verdict.resigned = observer.names.get(observer.resigned, str(observer.resigned))
             verdict.summary = (

@@ -154,7 +154,7 @@ def set_name(name: str, home: Path | None = None) -> Identity:
     cleaned = validate_name(name)
     base = _home(home)
     seed = _load_or_create_key(base, create=True)
-    _write_json(base / PROFILE_FILE, {"version": 1, "name": cleaned})
+    write_json(base / PROFILE_FILE, {"version": 1, "name": cleaned})
     return Identity(cleaned, SigningKey(seed))
 
 
@@ -169,7 +169,7 @@ def _load_or_create_key(base: Path, *, create: bool) -> bytes:
         if not (base / PROFILE_FILE).exists():
             # Fix the default name now, so it does not follow later login changes.
             name = default_name(bytes(SigningKey(seed).verify_key))
-            _write_json(base / PROFILE_FILE, {"version": 1, "name": name})
+            write_json(base / PROFILE_FILE, {"version": 1, "name": name})
         return seed
     return _read_key_file(key_path)
 
@@ -445,7 +445,7 @@ def _peers_locked(home: Path | None) -> Iterator[None]:
 
 def _write_peers(base: Path, peers: Mapping[str, bytes]) -> None:
     table = {name: key.hex() for name, key in sorted(peers.items())}
-    _write_json(base / KNOWN_PEERS_FILE, {"version": 1, "peers": table})
+    write_json(base / KNOWN_PEERS_FILE, {"version": 1, "peers": table})
 
 
 def _corrupt_peers(path: Path, why: str) -> UserError:
@@ -478,7 +478,7 @@ def _read_json(path: Path) -> dict[str, object] | None:
     return data
 
 
-def _write_json(path: Path, data: Mapping[str, object]) -> None:
+def write_json(path: Path, data: Mapping[str, object]) -> None:
     ensure_home(path.parent)
     text = (json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
     temp = _write_temp(path.parent, text)

@@ -35,6 +35,7 @@ COMMANDS: Final[Mapping[str, str]] = {
     "selfplay": "let two built-in bots play each other and print the tally",
     "audit": "verify a saved match and say whether it is valid",
     "replay": "step through a saved match, full screen or as text",
+    "history": "list your finished matches and your record against each opponent",
     "id": "show or set your name, key and fingerprint",
 }
 """Each command (its module is ``lcnet.cli.NAME``) and its line in ``--help``, in that order."""

@@ -1,0 +1,187 @@
+"""``lcnet history``: the finished matches of your replay folder, and who beat whom."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from lcnet.history import Match, Record, history, records
+from lcnet.netplay import DEFAULT_REPLAYS
+
+DESCRIPTION = f"""\
+List the matches saved in your replay folder ({DEFAULT_REPLAYS}/, and any given
+with --replays DIR), newest first: the date, the opponent (name and key
+fingerprint), the options, the rounds played, the result and the audit's
+verdict. Then the won-drawn-lost record against each opponent and overall,
+by key, not by name (anyone can take a name).
+
+Each file is audited as `lcnet audit` would (signatures, the deck, every
+move, the scores); the verdict is remembered, and the file audited again
+only if its bytes change. Only a match whose file audits valid counts in a
+record: any other file is listed with its verdict and left out. The built-in
+bot's own file of an `lcnet play` match is not listed (yours tells the same
+match).
+"""
+
+EPILOG = f"""\
+examples:
+  lcnet history                        the matches in {DEFAULT_REPLAYS}/ and your record
+  lcnet history --replays ~/old-games  also the matches in ~/old-games
+  lcnet history --json                 the same as JSON, for scripts
+
+exit status: 0 (also when there is no match to list), 2 for a wrong command line.
+"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` the parser of ``lcnet history`` (its --help line: lcnet.cli.COMMANDS)."""
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "--replays",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=f"also list the matches in DIR (more than once for more; {DEFAULT_REPLAYS}/ always)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the matches and records as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    folders = [DEFAULT_REPLAYS, *args.replays]
+    matches = history(folders)
+    owners = records(matches)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "matches": [m.to_json() for m in matches],
+                    "records": [r.to_json() for r in owners],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    where = ", ".join(f"{folder}/" for folder in dict.fromkeys(folders))
+    if not matches:
+        print(f"No saved match in {where} (--replays DIR looks in another place).")
+        return 0
+    print(f"Matches in {where}, newest first:")
+    print()
+    for line in table(matches):
+        print(f"  {line}")
+    me = _own_fingerprint()
+    for record in owners:
+        print()
+        print(*record_lines(record, yours=record.player.fingerprint == me), sep="\n")
+    left_out = [m for m in matches if not m.counts]
+    if left_out:
+        print()
+        print(left_out_line(left_out))
+        for m in left_out:
+            if m.verdict in ("invalid", "damaged", "unreadable"):
+                print(f"  {m.path}: {m.summary}")
+    return 0
+
+
+def _own_fingerprint() -> str | None:
+    from lcnet import identity
+    from lcnet.errors import UserError
+
+    try:
+        if not identity.identity_exists():
+            return None
+        return identity.load_identity(create=False).fingerprint
+    except UserError:
+        return None
+
+
+def table(matches: list[Match]) -> list[str]:
+    """One line a match, in aligned columns."""
+    rows = [("date", "opponent", "options", "rounds", "result", "verdict", "file")]
+    for m in matches:
+        rows.append(
+            (
+                _date(m.created),
+                "?" if m.opponent is None else f"{m.opponent.name} ({m.opponent.fingerprint})",
+                "?" if m.suits is None else f"{m.suits} suits, {m.rounds} rounds",
+                "?" if m.rounds is None else f"{m.rounds_played} of {m.rounds}",
+                _result(m),
+                _verdict(m),
+                m.path.name,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        + "  "
+        + row[-1]
+        for row in rows
+    ]
+
+
+def _date(created: str) -> str:
+    """``2026-12-06T22:40:00Z`` as ``2026-12-06 22:40`` (UTC, as the file says)."""
+    if len(created) >= 16 and created[10] == "T":
+        return f"{created[:10]} {created[11:16]}"
+    return created or "?"
+
+
+def _result(m: Match) -> str:
+    if m.playing:
+        return "being played now"
+    if m.result is None:
+        return "unfinished" if m.verdict == "incomplete" else "-"
+    text = m.result
+    if m.score is not None:
+        text += f" {m.score[0]}:{m.score[1]}"
+    if m.resigned == "me":
+        text += " (you resigned)"
+    elif m.resigned == "opponent":
+        text += " (they resigned)"
+    return text
+
+
+def _verdict(m: Match) -> str:
+    if m.copy_of is not None:
+        return f"{m.verdict} (copy)"
+    return m.verdict
+
+
+def record_lines(record: Record, *, yours: bool) -> list[str]:
+    """The record of one player, overall and against each opponent key."""
+    who = f"{record.player.name} ({record.player.fingerprint})"
+    overall = record.overall
+    head = "Your record" if yours else f"Record of {who}"
+    lines = [
+        f"{head}: {overall.won} won, {overall.drawn} drawn, {overall.lost} lost"
+        + (f" (you are {who})" if yours else "")
+    ]
+    opponents = sorted(record.against.values(), key=lambda item: (-item[1].played, item[0].name))
+    for opponent, tally in opponents:
+        lines.append(
+            f"  against {opponent.name} ({opponent.fingerprint}): "
+            f"{tally.won} won, {tally.drawn} drawn, {tally.lost} lost"
+        )
+    return lines
+
+
+def left_out_line(left_out: list[Match]) -> str:
+    counts: dict[str, int] = {}
+    for m in left_out:
+        if m.copy_of is not None:
+            kind = "copy"
+        elif m.playing:
+            kind = "being played"
+        else:
+            kind = "unfinished" if m.verdict == "incomplete" else m.verdict
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return (
+        f"Not in any record ({parts}): only a finished match whose file audits valid counts, once."
+    )

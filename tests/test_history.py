@@ -1,0 +1,249 @@
+"""``lcnet history``: the record of who beat whom, from real signed matches.
+
+The matches are played here by two real sessions (random bots, real keys and
+signatures, the whole masked deal), written as their players' files; the
+record must count each valid, finished match once, from the file owner's
+side, by key rather than by name, and leave out every other file.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import deque
+from pathlib import Path
+
+import nacl.signing
+import pytest
+
+from lcnet import history as history_module
+from lcnet.bots.uniform import RandomBot
+from lcnet.cli import main
+from lcnet.events import MatchOptions
+from lcnet.history import history, records
+from lcnet.replaylog import ReplayHeader
+from lcnet.replaywriter import write_replay
+from lcnet.seat import Seat
+from lcnet.session import Session
+
+SAMPLES = Path(__file__).resolve().parent.parent / "replays"
+
+
+def _key(n: int) -> nacl.signing.SigningKey:
+    return nacl.signing.SigningKey(bytes([n]) * 32)
+
+
+ADA, BEN, CY, FAKE_BEN = _key(1), _key(2), _key(3), _key(4)
+NAMES = {ADA: "Ada", BEN: "Ben", CY: "Cy", FAKE_BEN: "Ben"}
+
+
+def play_match(
+    folder: Path,
+    name: str,
+    *,
+    host: nacl.signing.SigningKey,
+    joiner: nacl.signing.SigningKey,
+    resigns: Seat | None,
+    seed: int,
+    created: str,
+    stop_after: int | None = None,
+) -> dict[Seat, Path]:
+    """A one-round match between ``host`` and ``joiner``: played out by random
+    bots, or ended by ``resigns`` at its first chance, or cut after
+    ``stop_after`` frames; both players' files, named ``name-SEAT.lcnet``."""
+    rng = random.Random(seed)
+    sessions = {
+        Seat.HOST: Session.host(
+            host, rng.randbytes(32), name=NAMES[host], options=MatchOptions(rounds=1)
+        ),
+        Seat.JOINER: Session.joiner(joiner, rng.randbytes(32), name=NAMES[joiner]),
+    }
+    bots = {seat: RandomBot(random.Random(rng.getrandbits(64))) for seat in Seat}
+    queue: deque[tuple[Seat, bytes]] = deque()
+
+    def after(seat: Seat, outgoing: list[bytes]) -> None:
+        queue.extend((seat.other, raw) for raw in outgoing)
+        session = sessions[seat]
+        if session.is_over:
+            return
+        if resigns is seat and session.speaker is seat and session.round is not None:
+            after(seat, [f.raw for f in session.resign().outgoing])
+        elif session.awaiting_decision:
+            view = session.view()
+            assert view is not None
+            after(seat, [f.raw for f in session.play(bots[seat].choose_turn(view)).outgoing])
+
+    after(Seat.JOINER, [f.raw for f in sessions[Seat.JOINER].start().outgoing])
+    while queue:
+        to, raw = queue.popleft()
+        after(to, [f.raw for f in sessions[to].receive(raw).outgoing])
+    paths = {}
+    for seat, session in sessions.items():
+        frames = [f.raw for f in session.chain][:stop_after]
+        header = ReplayHeader(seat=str(seat), created=created, software="test")
+        paths[seat] = write_replay(folder / f"{name}-{seat}.lcnet", header, frames)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Ada's matches, and both sides' files of each (the opponents' in 'theirs')."""
+    root = tmp_path_factory.mktemp("matches")
+    mine, theirs = root / "mine", root / "theirs"
+    mine.mkdir()
+    theirs.mkdir()
+    plan = [
+        # name, host, joiner, who resigns, seed
+        ("m1", ADA, BEN, Seat.JOINER, 1),  # Ben resigns: Ada wins
+        ("m2", BEN, ADA, Seat.JOINER, 2),  # Ada resigns: Ada loses
+        ("m3", ADA, CY, None, 3),  # played out
+        ("m4", FAKE_BEN, ADA, Seat.HOST, 4),  # another key named Ben resigns: Ada wins
+    ]
+    for n, (name, host, joiner, resigns, seed) in enumerate(plan):
+        paths = play_match(
+            root,
+            name,
+            host=host,
+            joiner=joiner,
+            resigns=resigns,
+            seed=seed,
+            created=f"2026-12-0{n + 1}T20:00:00Z",
+        )
+        ada = Seat.HOST if host is ADA else Seat.JOINER
+        shutil.move(paths[ada], mine / paths[ada].name)
+        shutil.move(paths[ada.other], theirs / paths[ada.other].name)
+    # An unfinished match (cut after its deal began), an invalid one, a
+    # torn-off copy of a sample, a file that is no replay, and a copy of m1.
+    cut = play_match(
+        root,
+        "m5",
+        host=ADA,
+        joiner=CY,
+        resigns=None,
+        seed=5,
+        created="2026-12-05T20:00:00Z",
+        stop_after=40,
+    )
+    shutil.move(cut[Seat.HOST], mine / cut[Seat.HOST].name)
+    shutil.copy(SAMPLES / "sample-cheated-host.lcnet", mine / "cheated.lcnet")
+    shutil.copy(SAMPLES / "sample-incomplete-joiner.lcnet", mine / "incomplete.lcnet")
+    (mine / "junk.lcnet").write_bytes(b"not a replay file at all")
+    shutil.copy(mine / "m1-host.lcnet", mine / "m1-copy.lcnet")
+    return root
+
+
+def test_the_record_counts_each_valid_finished_match_once_by_key(
+    played: Path, tmp_path: Path
+) -> None:
+    matches = history([played / "mine"], home=tmp_path)
+    by_file = {m.path.name: m for m in matches}
+    assert by_file["m1-host.lcnet"].result == "won"
+    assert by_file["m1-host.lcnet"].resigned == "opponent"
+    assert by_file["m2-joiner.lcnet"].result == "lost"
+    assert by_file["m2-joiner.lcnet"].resigned == "me"
+    assert by_file["m4-joiner.lcnet"].result == "won"
+    played_out = by_file["m3-host.lcnet"]
+    assert played_out.verdict == "valid" and played_out.resigned is None
+    assert played_out.score is not None and played_out.rounds_played == 1
+    expected = {1: "won", 0: "drawn", -1: "lost"}[
+        (played_out.score[0] > played_out.score[1]) - (played_out.score[0] < played_out.score[1])
+    ]
+    assert played_out.result == expected
+    # Not counted: unfinished, invalid, unreadable, and the copy.
+    assert by_file["m5-host.lcnet"].verdict == "incomplete"
+    assert by_file["cheated.lcnet"].verdict == "invalid"
+    assert by_file["incomplete.lcnet"].verdict == "incomplete"
+    assert by_file["junk.lcnet"].verdict == "unreadable"
+    (copy,) = [m for m in matches if m.copy_of is not None]  # one of the two counts
+    assert {copy.path.name, copy.copy_of.name} == {"m1-copy.lcnet", "m1-host.lcnet"}
+    assert sum(m.counts for m in matches) == 4
+    # Newest first.
+    assert [m.created for m in matches] == sorted((m.created for m in matches), reverse=True)
+
+    (record,) = records(matches)
+    assert record.player.name == "Ada"
+    wins = 2 + (expected == "won")
+    losses = 1 + (expected == "lost")
+    assert (record.overall.won, record.overall.drawn, record.overall.lost) == (
+        wins,
+        int(expected == "drawn"),
+        losses,
+    )
+    # The two players called Ben are two opponents: one won, one lost against Ada.
+    bens = sorted(
+        (tally.won, tally.lost)
+        for opponent, tally in record.against.values()
+        if opponent.name == "Ben"
+    )
+    assert bens == [(1, 0), (1, 1)]
+    assert len(record.against) == 3
+
+
+def test_each_side_of_a_folder_keeps_its_own_record(played: Path, tmp_path: Path) -> None:
+    # The opponents' files, in one folder: each owner's record, from their side.
+    owners = {r.player.fingerprint: r for r in records(history([played / "theirs"], home=tmp_path))}
+    assert len(owners) == 3
+    ben = next(r for r in owners.values() if r.player.name == "Ben" and r.overall.played == 2)
+    assert (ben.overall.won, ben.overall.lost) == (1, 1)
+
+
+def test_a_verdict_is_remembered_and_checked_again_when_the_file_changes(
+    played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copy(played / "mine" / "m1-host.lcnet", folder / "a.lcnet")
+    first = history([folder], home=tmp_path)
+    assert [m.result for m in first] == ["won"]
+    assert (tmp_path / history_module.CACHE_FILE).exists()
+
+    import lcnet.audit
+
+    def no_audit(*args: object) -> None:
+        raise AssertionError("audited again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(lcnet.audit, "audit_contents", no_audit)
+        assert history([folder], home=tmp_path) == first  # remembered
+
+    # The file changes (cut short): it is audited again, and no longer counts.
+    data = (folder / "a.lcnet").read_bytes()
+    (folder / "a.lcnet").write_bytes(data[: len(data) // 2])
+    (again,) = history([folder], home=tmp_path)
+    assert again.verdict == "incomplete" and not again.counts
+
+
+def test_a_damaged_cache_is_rebuilt_not_trusted(played: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copy(played / "mine" / "m2-joiner.lcnet", folder / "b.lcnet")
+    (tmp_path / history_module.CACHE_FILE).write_text("{not json")
+    assert [m.result for m in history([folder], home=tmp_path)] == ["lost"]
+
+
+def test_the_command_lists_the_matches_and_the_record(
+    played: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no replays/ here: only --replays
+    assert main(["history", "--replays", str(played / "mine"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sum(m["counts"] for m in out["matches"]) == 4
+    (record,) = out["records"]
+    assert record["player"]["name"] == "Ada" and len(record["against"]) == 3
+
+    assert main(["history", "--replays", str(played / "mine")]) == 0
+    text = capsys.readouterr().out
+    assert "m1-host.lcnet" in text and "won" in text and "(they resigned)" in text
+    assert "Record of Ada" in text or "Your record" in text
+    assert "junk.lcnet" in text and "invalid" in text
+    assert "Not in any record" in text
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    assert main(["history"]) == 0
+    assert "No saved match in replays/" in capsys.readouterr().out
