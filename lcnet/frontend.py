@@ -58,6 +58,8 @@ class MatchState:
     """Why the client stopped early, if it did."""
     addresses: tuple[str, ...] = ()
     """For a host: where the opponent can join it (``ADDRESS:PORT``)."""
+    watchers: tuple[tuple[str, str], ...] = ()
+    """For a host: who watches the match (name, key fingerprint)."""
 
     @property
     def totals(self) -> tuple[int, int]:

@@ -174,6 +174,8 @@ def _audit(path: Path, data: bytes) -> Match | None:
     header = contents.header
     if "bot" in header.extra:
         return None  # the bot's side of an `lcnet play` match: the person's file tells it
+    if header.seat == "spectator":
+        return None  # a match watched (`lcnet watch`), not played
     verdict = audit_contents(contents)
     seat = header.seat if header.seat in ("host", "joiner") else None
     other = None if seat is None else ("joiner" if seat == "host" else "host")

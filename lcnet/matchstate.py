@@ -16,7 +16,11 @@ from lcnet.session import Session
 
 
 def state_of(
-    session: Session, *, failure: LcnetError | None = None, addresses: tuple[str, ...] = ()
+    session: Session,
+    *,
+    failure: LcnetError | None = None,
+    addresses: tuple[str, ...] = (),
+    watchers: tuple[tuple[str, str], ...] = (),
 ) -> MatchState:
     """What a screen shows of ``session`` now."""
     track = session.round
@@ -39,4 +43,5 @@ def state_of(
         frames=len(session.chain),
         failure=failure,
         addresses=addresses,
+        watchers=watchers,
     )

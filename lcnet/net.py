@@ -41,6 +41,7 @@ from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where i
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
+from lcnet.audience import DEFAULT_SPECTATORS, Audience
 from lcnet.engine import Turn
 from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
@@ -126,6 +127,7 @@ class NetPeer:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         restart: Restart | None = None,
+        spectators: int = DEFAULT_SPECTATORS,
     ) -> None:
         self._seat: Seat = session.seat
         self._session = session
@@ -143,10 +145,7 @@ class NetPeer:
         self._restart = restart
         """For a host: a new match to wait in when an opening stalls (see
         :attr:`Timing.opening_timeout`); without it, the host stops instead."""
-        key = signing_key or session.signing_key
-        if key is None:
-            raise LocalProtocolError("a network peer needs its signing key")
-        self._signing_key: nacl.signing.SigningKey = key
+        key = self._signing_key = signing_key or session.signing_key
         self._clock = clock
         self._wall = wall_clock
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
@@ -164,6 +163,13 @@ class NetPeer:
         (for a joiner, also those too large to read, which cost a connection)."""
         self.turned_away = 0
         """Third peers sent away with a busy frame."""
+        self._audience = Audience(
+            spectators if self._seat is Seat.HOST else 0,
+            lambda ident, parts: _send_now(sock, [ident, *parts]),
+            lambda: self._post(Update()),
+            key,
+        )
+        """For a host: who watches, and what each is sent (:mod:`lcnet.audience`)."""
         self.addresses: tuple[str, ...] = ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
         ``lcnet join`` reads it), for the waiting screen."""
@@ -193,7 +199,12 @@ class NetPeer:
 
     @property
     def state(self) -> MatchState:
-        return state_of(self._session, failure=self._failure, addresses=self.addresses)
+        return state_of(
+            self._session,
+            failure=self._failure,
+            addresses=self.addresses,
+            watchers=self._audience.watchers,
+        )
 
     async def next_update(self) -> Update:
         return await self._updates.get()
@@ -255,17 +266,10 @@ class NetPeer:
     def _say_bye(self) -> None:
         """Tell the opponent this side quits an unfinished match (advisory, see
         :class:`wire.Bye`), so that its screen says so at once."""
-        session = self._session
-        if (
-            self._failure is not None
-            or session.is_over
-            or session.dispute is not None
-            or self._seat.other not in session.keys
-            or (self._seat is Seat.HOST and self._peer_ident is None)
-        ):
-            return
-        with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
-            self._send(session.control(wire.Bye()).raw)
+        connected = self._seat is Seat.JOINER or self._peer_ident is not None
+        if self._failure is None and connected and _owes_bye(self._session):
+            with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
+                self._send(self._session.control(wire.Bye()).raw)
 
     # -- receiving
 
@@ -279,16 +283,10 @@ class NetPeer:
                 parts = await self._sock.recv_multipart()
             except zmq.ZMQError:
                 return
-            if self._seat is Seat.HOST:
-                if len(parts) != 2:
-                    self.dropped += 1
-                    continue
-                ident, raw = parts
-            else:
-                if len(parts) != 1:
-                    self.dropped += 1
-                    continue
-                ident, raw = b"", parts[0]
+            if len(parts) != (2 if self._seat is Seat.HOST else 1):
+                self.dropped += 1
+                continue
+            ident, raw = (b"", *parts) if len(parts) == 1 else parts
             try:
                 self._handle(ident, raw)
             except UserError as exc:  # a refused host (the joiner's only peer): stop
@@ -316,8 +314,14 @@ class NetPeer:
         except wire.MalformedFrame:
             self.dropped += 1
             return
-        if self._seat is Seat.HOST and not self._accept_sender(ident, frame):
-            return
+        if self._seat is Seat.HOST and ident != self._peer_ident:
+            if isinstance(frame.message, wire.Watch):
+                refusal = self._audience.request(ident, frame, session, self._clock())
+                if refusal is not None:
+                    self._turn_away(ident, refusal)
+                return
+            if not self._accept_sender(ident, frame):
+                return
         if frame.message.CONTROL:
             self._on_control(frame)
             return
@@ -383,7 +387,7 @@ class NetPeer:
             _send_now(self._sock, [busy.raw])
         else:
             self.turned_away += 1
-            self._send_to(ident, busy.raw)
+            _send_now(self._sock, [ident, busy.raw])
 
     def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
         if self._peer_check is not None and seat not in self._session.keys:
@@ -436,6 +440,7 @@ class NetPeer:
             return
         for frame in step.outgoing:
             self._send(frame.raw)
+        self._audience.forward(step, len(self._session.chain))
         for event in step.events:
             self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
@@ -463,10 +468,7 @@ class NetPeer:
         if self._seat is Seat.JOINER:
             _send_now(self._sock, [raw])
         elif self._peer_ident is not None:
-            self._send_to(self._peer_ident, raw)
-
-    def _send_to(self, ident: bytes, raw: bytes) -> None:
-        _send_now(self._sock, [ident, raw])
+            _send_now(self._sock, [self._peer_ident, raw])
 
     def _send_sync(self) -> None:
         session = self._session
@@ -539,6 +541,7 @@ class NetPeer:
             return
         self._session, self._open_writer = self._restart()
         self._peer_ident = None
+        self._audience.reset()
         self._notice(
             f"{name} took the opening no further for {seconds:g} s: nothing was played, "
             "no file kept; waiting for another opponent"
@@ -617,6 +620,13 @@ async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
     # The poll's own timer may have fired late (a busy event loop): look once more.
     events = monitor.getsockopt(zmq.EVENTS)
     return isinstance(events, int) and bool(events & zmq.POLLIN)
+
+
+def _owes_bye(session: Session) -> bool:
+    """Whether quitting now leaves an unfinished match the opponent should hear of."""
+    return not (
+        session.is_over or session.dispute is not None or session.seat.other not in session.keys
+    )
 
 
 def _snapshot(session: Session) -> Snapshot:

@@ -24,6 +24,7 @@ import zmq.asyncio
 
 from lcnet import __version__, deal, discovery, hashing, identity, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
+from lcnet.audience import DEFAULT_SPECTATORS
 from lcnet.bots import make_bot
 from lcnet.errors import ExitCode, LocalProtocolError, UserError
 from lcnet.events import MatchOptions
@@ -89,6 +90,8 @@ class Player:
     """A fingerprint the player accepts as a known opponent's new key (--accept-new-key)."""
     front_end: FrontEnd | None = None
     """How a person plays this side (needed unless ``bot`` plays it)."""
+    spectators: int = DEFAULT_SPECTATORS
+    """For a host: how many may watch its match (``lcnet watch``; 0 forbids it)."""
     ready_fd: int | None = None
     """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
     host writes the port it listens on, as one decimal line, and closes it once it
@@ -348,6 +351,7 @@ async def host_match(
             peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
             fresh_game=identity.game_ledger(player.home),
             restart=new_match,
+            spectators=player.spectators,
         )
         peer.addresses = tuple(addresses)
         return await run_client(peer, player)
@@ -504,6 +508,7 @@ async def resume_match(
             writer=writer,
             timing=player.timing,
             peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
+            spectators=player.spectators,
         )
         peer.addresses = tuple(addresses)
         player.say(f"resuming {path}: {session.owed()}")

@@ -107,7 +107,7 @@ def load(
     frames: Sequence[bytes], evidence: Sequence[bytes] = (), torn: TornTail | None = None
 ) -> MatchRecord:
     """Replay a transcript into positions, checking it as ``audit`` does."""
-    collector = _Collector()
+    collector = Collector()
     verdict = audit.audit_frames(frames, evidence, torn, on_step=collector.step)
     observer = collector.observer
     names: dict[Seat, str] = {}
@@ -133,7 +133,7 @@ def load(
     )
 
 
-class _Collector:
+class Collector:
     """Keeps a position for each round start and each turn, as the audit goes."""
 
     def __init__(self) -> None:

@@ -422,6 +422,25 @@ class Bye(Message):
     CONTROL: ClassVar[bool] = True
 
 
+@dataclass(frozen=True)
+class Watch(Message):
+    """Control, spectator to host: let me watch, and send me the transcript
+    from frame ``have`` on (docs/PROTOCOL.md §6.6). Signed by ``key``."""
+
+    TYPE: ClassVar[str] = "watch"
+    CONTROL: ClassVar[bool] = True
+    v: list[int]
+    name: str
+    key: bytes
+    have: int
+    CHECKS: ClassVar[Mapping[str, _Check]] = {
+        "v": _is_version,
+        "name": _is_text(MAX_NAME_BYTES),
+        "key": _is_bin(KEY_SIZE),
+        "have": _is_int(0, MAX_SEQ),
+    }
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -442,6 +461,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Pong,
         Bye,
         Busy,
+        Watch,
     )
 }
 

@@ -213,6 +213,7 @@ class LocalPeer:
         seed: int = 0,
         fresh_master: bool = False,
         timing: Timing = FAST,
+        session_class: type[Session] = Session,
         **peer_options: Any,
     ) -> None:
         """``peer_options`` go to the :class:`NetPeer` (a clock, a peer check, a ledger)."""
@@ -220,9 +221,9 @@ class LocalPeer:
         key = nacl.signing.SigningKey(rng.randbytes(32))
         master = rng.randbytes(32) if not fresh_master else os.urandom(32)
         if seat is Seat.HOST:
-            session = Session.host(key, master, name="local host", options=options)
+            session = session_class.host(key, master, name="local host", options=options)
         else:
-            session = Session.joiner(key, master, name="local joiner")
+            session = session_class.joiner(key, master, name="local joiner")
         directory.mkdir(parents=True, exist_ok=True)
 
         def open_writer(s: Session) -> ReplayWriter:

@@ -20,6 +20,7 @@ CORE = frozenset(
     {
         "lcnet",
         "lcnet.admission",
+        "lcnet.audience",
         "lcnet.batch",
         "lcnet.cards",
         "lcnet.deckcheck",

@@ -55,3 +55,19 @@ def test_an_independent_reader_accepts_the_specified_frames() -> None:
         assert observer.receive(raw).accepted is not None
     assert observer.game_id is not None and observer.game_id.hex() == game
     assert observer.names == {Seat.JOINER: "Joe", Seat.HOST: "Hana"}
+
+
+def test_the_specified_watch_frame() -> None:
+    # §8.2's watch, rebuilt from its inputs, and read back as a host reads it.
+    from lcnet import wire
+
+    text = SPEC.read_text(encoding="utf-8").split("asks with this `watch`", 1)[1]
+    block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
+    assert block is not None
+    spec = bytes.fromhex("".join(block.group(1).split()))
+    key = nacl.signing.SigningKey(bytes(range(128, 160)))
+    _, _, game = spec_frames()
+    message = wire.Watch(v=[1, 0], name="Eve", key=bytes(key.verify_key), have=2)
+    assert wire.make_frame(message, key, game=bytes.fromhex(game)).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Watch) and frame.signed_by(bytes(key.verify_key))

@@ -31,6 +31,7 @@ COMMANDS: Final[Mapping[str, str]] = {
     "host": "wait for an opponent to join, then play a new match",
     "join": "connect to a host and play",
     "games": "list the games announced on the local network",
+    "watch": "watch a match on the LAN, checking every move yourself",
     "resume": "continue an unfinished match (without FILE: list them)",
     "selfplay": "let two built-in bots play each other and print the tally",
     "audit": "verify a saved match and say whether it is valid",

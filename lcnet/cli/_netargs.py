@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lcnet import identity
+from lcnet.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
 from lcnet.bots import bot_choices
 from lcnet.errors import ExitCode, UsageError, UserError
 from lcnet.frontend import MatchClient
@@ -179,6 +180,24 @@ def player_from(args: argparse.Namespace) -> Player:
         accept_new_key=accept,
         front_end=None if args.bot is not None else StandardStreams(),
         ready_fd=args.ready_fd,
+        spectators=getattr(args, "spectators", DEFAULT_SPECTATORS),
+    )
+
+
+def add_spectators_argument(parser: argparse.ArgumentParser) -> None:
+    def count(text: str) -> int:
+        value = int(text)
+        if not 0 <= value <= MAX_SPECTATORS:
+            raise argparse.ArgumentTypeError(f"0 to {MAX_SPECTATORS}, not {value}")
+        return value
+
+    parser.add_argument(
+        "--spectators",
+        type=count,
+        default=DEFAULT_SPECTATORS,
+        metavar="N",
+        help=f"how many may watch the match with `lcnet watch` (default {DEFAULT_SPECTATORS}; "
+        "0: nobody). A spectator checks every move itself and can change nothing",
     )
 
 

@@ -21,7 +21,7 @@ move, the scores); the verdict is remembered, and the file audited again
 only if its bytes change. Only a match whose file audits valid counts in a
 record: any other file is listed with its verdict and left out. The built-in
 bot's own file of an `lcnet play` match is not listed (yours tells the same
-match).
+match), nor a match you watched (`lcnet watch`).
 """
 
 EPILOG = f"""\

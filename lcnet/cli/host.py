@@ -13,6 +13,7 @@ from lcnet.cli._netargs import (
     BIND_HELP,
     EXIT_CODES,
     add_player_arguments,
+    add_spectators_argument,
     player_from,
     print_listening,
 )
@@ -69,6 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="do not announce the game on the local network (it is announced, with your "
         "name and fingerprint, on the interfaces of the --bind address, never on loopback)",
     )
+    add_spectators_argument(parser)
     add_player_arguments(parser, bot_help="let a built-in bot play this side", connects=False)
     parser.set_defaults(func=run)
 

@@ -8,7 +8,12 @@ from pathlib import Path
 
 from lcnet.addresses import parse_address
 from lcnet.botpeer import resume_against_bot
-from lcnet.cli._netargs import add_player_arguments, player_from, print_listening
+from lcnet.cli._netargs import (
+    add_player_arguments,
+    add_spectators_argument,
+    player_from,
+    print_listening,
+)
 from lcnet.invocation import command
 from lcnet.netplay import resume_match
 from lcnet.replaylog import read_replay, refuse_damaged
@@ -56,6 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="as joiner: connect here instead of to the original host address",
     )
+    add_spectators_argument(parser)
     add_player_arguments(parser, bot_help="let a built-in bot play this side")
     parser.set_defaults(func=run)
 

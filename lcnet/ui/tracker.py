@@ -278,7 +278,18 @@ class MatchTracker:
         """Take one update into account; return what to tell the player, in sentences."""
         out: list[str] = []
         if update.state is not None:
+            before = self.state.watchers
             self.state = update.state
+            out.extend(
+                f"{name} ({fingerprint}) watches the match"
+                for name, fingerprint in update.state.watchers
+                if (name, fingerprint) not in before
+            )
+            out.extend(
+                f"{name} ({fingerprint}) no longer watches"
+                for name, fingerprint in before
+                if (name, fingerprint) not in update.state.watchers
+            )
         if update.event is not None:
             out.extend(self._event(update.event))
         if update.status is not None:
@@ -427,6 +438,8 @@ class MatchTracker:
                 lines.append(f"{who} ({seat}), key {fingerprint}")
             if seat is not self.me:
                 lines.extend(f"  ! {caution}" for caution in self.cautions)
+        for name, fingerprint in state.watchers:
+            lines.append(f"watching: {name}, key {fingerprint}")
         return lines
 
     @property
