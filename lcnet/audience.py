@@ -4,9 +4,9 @@ A spectator asks with a ``watch`` control frame signed by its own key
 (docs/PROTOCOL.md §6.6). The host answers a window of the transcript from
 the frame the spectator says it has, ends the window with its own ``sync``
 (how many frames the host holds, so the spectator knows whether to ask
-again), and from the moment a window reaches the head forwards every frame
-it writes to its replay file: the peer's, its own, and any evidence frame
-(as a two-part message, ``evidence`` then the frame).
+again), and from the moment a window reaches the head forwards what it
+writes to its replay file, one message per step: any evidence frame (after
+a part ``evidence``), the peer's frame, its own.
 
 The match never waits for a spectator. Every send is non-blocking, a send
 that fails drops the spectator, and so does a spectator that falls more than
@@ -40,11 +40,15 @@ SERVE_INTERVAL: Final = 0.2
 """Seconds between two answers to one spectator: a flood of ``watch`` frames
 costs the host at most one window per interval."""
 
+SPECTATOR_GRACE: Final = 5.0
+"""Seconds a host that has ended its match still answers spectators that are
+behind, so that they get the end too (it waits no longer, and not during play)."""
+
 MAX_UNACKED: Final = 256
 """Frames a spectator may be sent beyond what its last ``watch`` said it has."""
 
 EVIDENCE_PART: Final = b"evidence"
-"""First part of a two-part message that carries an evidence frame."""
+"""The part before an evidence frame in a message to a spectator."""
 
 NO_GAME: Final = bytes(wire.HASH_SIZE)
 
@@ -63,16 +67,15 @@ def full_reason(limit: int) -> str:
 class Watcher:
     name: str
     key: bytes
+    fingerprint: str
     acked: int = 0
     """Transcript frames the spectator said it has (its last ``watch``)."""
     live: bool = False
     """A window reached the head: every new frame is forwarded to it."""
     served_at: float = -math.inf
+    served_have: int = -1
+    """The ``have`` of the last request answered."""
     evidence_sent: int = 0
-
-    @property
-    def fingerprint(self) -> str:
-        return hashing.fingerprint(self.key)
 
 
 Send = Callable[[bytes, list[bytes]], bool]
@@ -110,6 +113,10 @@ class Audience:
     def is_watcher(self, ident: bytes) -> bool:
         return ident in self._watchers
 
+    def behind(self, frames: int) -> bool:
+        """Whether a spectator has said it holds fewer than ``frames`` frames."""
+        return any(w.acked < frames for w in self._watchers.values())
+
     def request(self, ident: bytes, frame: wire.Frame, session: Session, now: float) -> str | None:
         """A ``watch`` from connection ``ident``: answer it, or say why not (the
         reason for a ``busy`` frame); ``None`` also for a request too soon
@@ -121,12 +128,15 @@ class Audience:
             return refusal
         watcher = self._watchers.get(ident)
         if watcher is None:
-            watcher = self._watchers[ident] = Watcher(message.name, message.key)
+            fingerprint = hashing.fingerprint(message.key)
+            watcher = self._watchers[ident] = Watcher(message.name, message.key, fingerprint)
             self._on_change()
-        watcher.acked = message.have
-        if now - watcher.served_at < SERVE_INTERVAL:
-            return None
-        watcher.served_at = now
+        previous, watcher.acked = watcher.acked, message.have
+        if watcher.live and message.have > previous:
+            return None  # it reads on: what it lacks is on its way (asked again if lost)
+        if now - watcher.served_at < SERVE_INTERVAL and message.have <= watcher.served_have:
+            return None  # a repeat within the interval (a spectator that got more may ask)
+        watcher.served_at, watcher.served_have = now, message.have
         sends = [[EVIDENCE_PART, raw] for raw in self.evidence[watcher.evidence_sent :]]
         watcher.evidence_sent = len(self.evidence)
         chain = session.chain
@@ -165,13 +175,13 @@ class Audience:
     def forward(self, step: Step, frames: int) -> None:
         """Send what the host just wrote to its file to every live spectator;
         ``frames`` is the transcript's length after the step."""
-        parts: list[list[bytes]] = []
+        parts: list[bytes] = []
         if step.evidence is not None:
             self.evidence.append(step.evidence.raw)
-            parts.append([EVIDENCE_PART, step.evidence.raw])
+            parts += [EVIDENCE_PART, step.evidence.raw]
         if step.accepted is not None:
-            parts.append([step.accepted.raw])
-        parts.extend([frame.raw] for frame in step.outgoing)
+            parts.append(step.accepted.raw)
+        parts.extend(frame.raw for frame in step.outgoing)
         if not parts:
             return
         for ident, watcher in list(self._watchers.items()):
@@ -180,12 +190,10 @@ class Audience:
             if frames - watcher.acked > MAX_UNACKED:
                 self._drop(ident)  # it stopped reading, or reads too slowly
                 continue
-            for each in parts:
-                if not self._send(ident, each):
-                    self._drop(ident)
-                    break
-            else:
+            if self._send(ident, parts):  # one message for the whole step
                 watcher.evidence_sent = len(self.evidence)
+            else:
+                self._drop(ident)
 
     def _drop(self, ident: bytes) -> None:
         if self._watchers.pop(ident, None) is not None:

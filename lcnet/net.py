@@ -41,7 +41,7 @@ from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where i
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
-from lcnet.audience import DEFAULT_SPECTATORS, Audience
+from lcnet.audience import DEFAULT_SPECTATORS, SPECTATOR_GRACE, Audience
 from lcnet.engine import Turn
 from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
@@ -96,22 +96,13 @@ name), or ``None``."""
 class NetPeer:
     """One side of a networked match: a session, its replay file and a socket.
 
-    Resending is bounded: a ``sync`` is answered with the peer's missing
-    frames that this side signed, but each transcript frame is resent at most
-    once per :data:`RESEND_INTERVAL`, however often it is asked for. A flood
-    of syncs asking for everything costs at most one transcript per interval;
-    an honest peer that lost frames again within the interval gets them with
-    its next sync after it.
-
-    The joiner stays connected whatever the host sends: ZeroMQ cuts a
-    connection that carries a message above :data:`MAX_MESSAGE_BYTES` and
-    never redials it, so the joiner dials again itself (:data:`REDIAL_GRACE`)
-    and counts the message in :attr:`dropped`. A host needs no such care: the
-    joiner's side of a cut connection redials (and ZeroMQ tells the host no
-    more than "disconnected", so such a message is not counted there).
-
-    A host turns away every peer but its opponent with a ``busy`` frame that
-    says why (the rule is :func:`lcnet.admission.admit`).
+    Resending is bounded (:mod:`lcnet.link`): each transcript frame is resent
+    at most once per :data:`RESEND_INTERVAL`, however often a ``sync`` asks.
+    The joiner dials again itself when ZeroMQ cut its connection for a
+    message above :data:`MAX_MESSAGE_BYTES` (:data:`REDIAL_GRACE`), counting
+    it in :attr:`dropped`. A host turns away every peer but its opponent with
+    a ``busy`` frame that says why (:func:`lcnet.admission.admit`), and lets
+    spectators watch (:mod:`lcnet.audience`).
     """
 
     def __init__(
@@ -165,7 +156,7 @@ class NetPeer:
         """Third peers sent away with a busy frame."""
         self._audience = Audience(
             spectators if self._seat is Seat.HOST else 0,
-            lambda ident, parts: _send_now(sock, [ident, *parts]),
+            _sender(sock),
             lambda: self._post(Update()),
             key,
         )
@@ -251,6 +242,10 @@ class NetPeer:
         await self._ended.wait()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._peer_done.wait(), self._timing.end_grace)
+        # Spectators still catching up get the end too, for a moment (the match is over).
+        deadline = self._clock() + SPECTATOR_GRACE
+        while self._audience.behind(len(self._session.chain)) and self._clock() < deadline:
+            await asyncio.sleep(0.05)
 
     async def aclose(self) -> None:
         self._say_bye()
@@ -620,6 +615,21 @@ async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
     # The poll's own timer may have fired late (a busy event loop): look once more.
     events = monitor.getsockopt(zmq.EVENTS)
     return isinstance(events, int) and bool(events & zmq.POLLIN)
+
+
+def _sender(sock: zmq.asyncio.Socket) -> Callable[[bytes, list[bytes]], bool]:
+    """Non-blocking sends on ``sock`` without asyncio's futures (half the cost,
+    for the many small sends to spectators): ``False`` if a send cannot go now."""
+    plain: zmq.Socket[bytes] = zmq.Socket.shadow(sock.underlying)
+
+    def send(ident: bytes, parts: list[bytes]) -> bool:
+        try:
+            plain.send_multipart([ident, *parts], flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        return True
+
+    return send
 
 
 def _owes_bye(session: Session) -> bool:

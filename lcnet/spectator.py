@@ -35,7 +35,7 @@ from lcnet.observer import Observer
 from lcnet.replay import Collector, MatchRecord, Position, render_text
 from lcnet.seat import Seat
 
-ACK_EVERY: Final = 32
+ACK_EVERY: Final = 96
 """Frames between two ``watch`` frames while the spectator keeps up."""
 
 
@@ -45,8 +45,8 @@ class Received:
 
     frames: list[bytes] = field(default_factory=list)
     """New transcript frames, in order (to write to the spectator's file)."""
-    evidence: bytes | None = None
-    """A new evidence frame (to write as an EVIDENCE record)."""
+    evidence: list[bytes] = field(default_factory=list)
+    """New evidence frames (to write as EVIDENCE records)."""
     lines: list[str] = field(default_factory=list)
     """What happened, one line each: moves, round scores, the result, a dispute."""
     ask: bool = False
@@ -110,22 +110,28 @@ class Spectator:
         self._acked = self.have
 
     def receive(self, parts: list[bytes]) -> Received:
-        """One message from the host (one frame, or ``evidence`` and a frame)."""
+        """One message from the host: frames, each evidence frame after the
+        part ``evidence`` (docs/PROTOCOL.md §6.6)."""
         out = Received()
-        if len(parts) == 2 and parts[0] == EVIDENCE_PART:
-            if parts[1] not in self.evidence and _decodes(parts[1]):
-                self.evidence.append(parts[1])
-                out.evidence = parts[1]
-            return out
-        if len(parts) != 1:
-            self.dropped += 1
-            return out
-        raw = parts[0]
+        index = 0
+        while index < len(parts):
+            if parts[index] == EVIDENCE_PART and index + 1 < len(parts):
+                raw = parts[index + 1]
+                if raw not in self.evidence and _decodes(raw):
+                    self.evidence.append(raw)
+                    out.evidence.append(raw)
+                index += 2
+            else:
+                self._receive_frame(parts[index], out)
+                index += 1
+        return out
+
+    def _receive_frame(self, raw: bytes, out: Received) -> None:
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
         except wire.MalformedFrame:
             self.dropped += 1
-            return out
+            return
         if frame.message.CONTROL:
             self._control(frame, out)
         elif frame.seq is not None and frame.seq > self.have:
@@ -137,7 +143,6 @@ class Spectator:
                 out.frames.append(raw)
             if self.have - self._acked >= ACK_EVERY:
                 out.ask = True
-        return out
 
     def _control(self, frame: wire.Frame, out: Received) -> None:
         message = frame.message

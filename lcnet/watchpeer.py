@@ -110,6 +110,7 @@ class _Spectating:
             now = time.monotonic()
             if self.spectator.stopped:
                 if self.spectator.observer.is_over or self._dispute_frame_in():
+                    self._ask()  # says it has it all: its host need not wait for it
                     return
                 stopped_at = stopped_at or now
                 if now - stopped_at > END_GRACE:
@@ -130,8 +131,8 @@ class _Spectating:
         received = self.spectator.receive(parts)
         if received.busy is not None:
             raise Refused(f"the host turned this spectator away: {received.busy}")
-        if received.evidence is not None:
-            self._file().append_evidence(received.evidence)
+        for raw in received.evidence:
+            self._file().append_evidence(raw)
         for raw in received.frames:
             self._file().append_frame(raw)
         for line in received.lines:
