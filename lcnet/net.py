@@ -620,11 +620,13 @@ async def _event_within(monitor: zmq.asyncio.Socket, seconds: float) -> bool:
 def _sender(sock: zmq.asyncio.Socket) -> Callable[[bytes, list[bytes]], bool]:
     """Non-blocking sends on ``sock`` without asyncio's futures (half the cost,
     for the many small sends to spectators): ``False`` if a send cannot go now."""
-    plain: zmq.Socket[bytes] = zmq.Socket.shadow(sock.underlying)
+    plain: list[zmq.Socket[bytes]] = []  # made at the first send: a joiner never sends
 
     def send(ident: bytes, parts: list[bytes]) -> bool:
+        if not plain:
+            plain.append(zmq.Socket.shadow(sock.underlying))
         try:
-            plain.send_multipart([ident, *parts], flags=zmq.NOBLOCK)
+            plain[0].send_multipart([ident, *parts], flags=zmq.NOBLOCK)
         except zmq.ZMQError:
             return False
         return True

@@ -401,3 +401,48 @@ def test_a_host_that_gave_up_a_stalled_opening_is_announced_again(lan: Lan, tmp_
             await stop(host)
 
     asyncio.run(main())
+
+
+def test_a_spectator_on_another_machine_watches_and_checks_the_match(
+    lan: Lan, tmp_path: Path
+) -> None:
+    # The host in one namespace; the joiner and a spectator in the other, each
+    # its own program with its own identity, over the veth pair.
+    async def main() -> None:
+        host, port = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
+        try:
+            watcher = await spawn_in(
+                lan.b,
+                ["watch", f"{ADDRESS_A}:{port}", "--replays", str(tmp_path / "s" / "replays")],
+                tmp_path / "s",
+            )
+            joiner = await spawn_in(
+                lan.b,
+                [
+                    "join",
+                    f"{ADDRESS_A}:{port}",
+                    "--bot",
+                    "random",
+                    *TIMING_ARGS,
+                    "--replays",
+                    str(tmp_path / "j" / "replays"),
+                ],
+                tmp_path / "j",
+            )
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            watch_code, out, watch_err = await finish(watcher)
+            assert watch_code == 0, watch_err
+            host_code, _, host_err = await finish(host)
+            assert host_code == 0, host_err
+        finally:
+            await stop(host)
+        host_file = replay_file(tmp_path / "h")
+        spectator_file = replay_file(tmp_path / "s")
+        assert read_replay(spectator_file).frames == read_replay(host_file).frames
+        verdict = audit.audit_file(spectator_file)
+        assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+        assert out.splitlines()[-1] == verdict.summary
+        assert "the match is over" in out
+
+    asyncio.run(main())
