@@ -45,6 +45,7 @@ from lcnet.net import NetError, PeerCheck
 from lcnet.seat import Seat
 
 if TYPE_CHECKING:
+    from zeroconf import ServiceInfo
     from zeroconf.asyncio import AsyncZeroconf
 
 SERVICE_TYPE: Final = "_lcnet._tcp.local."
@@ -56,7 +57,9 @@ DEFAULT_LOOK_SECONDS: Final = 1.5
 
 WAITING: Final = "waiting"
 BUSY: Final = "busy"
-STATES: Final = (WAITING, BUSY)
+PLAYING: Final = "playing"
+"""A match is being played: not joinable, but spectators may watch it (``lcnet watch``)."""
+STATES: Final = (WAITING, BUSY, PLAYING)
 
 RECORD_TTL: Final = 120
 """Seconds other machines may keep the announcement's records (a host that
@@ -104,6 +107,8 @@ class Game:
     """This player has played this name with this key before (known peers)."""
     warnings: tuple[str, ...] = ()
     """Why this game may not be who its name says (:func:`assess`), for every screen."""
+    opponent: tuple[str, str] | None = None
+    """For a match being played: the host's opponent (name, key fingerprint)."""
 
     @property
     def address(self) -> str:
@@ -124,10 +129,16 @@ class Game:
         return self.compatible and self.state == WAITING
 
     @property
+    def watchable(self) -> bool:
+        return self.compatible and self.state == PLAYING
+
+    @property
     def status(self) -> str:
-        """``waiting``, ``busy``, or why this lcnet cannot play it."""
+        """``waiting``, ``busy``, ``playing NAME``, or why this lcnet cannot play it."""
         if not self.compatible:
             return f"needs lcnet protocol {self.protocol[0]}.{self.protocol[1]}"
+        if self.state == PLAYING and self.opponent is not None:
+            return f"playing {self.opponent[0]} ({self.opponent[1]})"
         return self.state
 
     def options(self) -> str:
@@ -153,16 +164,29 @@ class Game:
             "protocol": f"{self.protocol[0]}.{self.protocol[1]}",
             "state": self.state,
             "joinable": self.joinable,
+            "watchable": self.watchable,
+            "opponent": (
+                None
+                if self.opponent is None
+                else {"name": self.opponent[0], "fingerprint": self.opponent[1]}
+            ),
             "known": self.known,
             "warnings": list(self.warnings),
             "instance": self.instance,
         }
 
 
-def txt_record(name: str, fingerprint: str, suits: int, rounds: int, state: str) -> dict[str, str]:
-    """The TXT record of an announced game."""
+def txt_record(
+    name: str,
+    fingerprint: str,
+    suits: int,
+    rounds: int,
+    state: str,
+    opponent: tuple[str, str] | None = None,
+) -> dict[str, str]:
+    """The TXT record of an announced game (``opponent``: while it is played)."""
     major, minor = wire.PROTOCOL_VERSION
-    return {
+    record = {
         "name": name,
         "fp": fingerprint,
         "suits": str(suits),
@@ -171,6 +195,9 @@ def txt_record(name: str, fingerprint: str, suits: int, rounds: int, state: str)
         "state": state,
         "lcnet": __version__,
     }
+    if opponent is not None:
+        record["oname"], record["ofp"] = opponent
+    return record
 
 
 def game_from_record(
@@ -200,7 +227,22 @@ def game_from_record(
         return None
     if suits not in (5, 6) or rounds < 1 or not _is_fingerprint(fingerprint):
         return None
-    return Game(instance, name, fingerprint, tuple(addresses), port, suits, rounds, protocol, state)
+    opponent = None
+    if state == PLAYING and "oname" in text and _is_fingerprint(text.get("ofp", "")):
+        with contextlib.suppress(UserError):
+            opponent = (identity.validate_name(text["oname"]), text["ofp"])
+    return Game(
+        instance,
+        name,
+        fingerprint,
+        tuple(addresses),
+        port,
+        suits,
+        rounds,
+        protocol,
+        state,
+        opponent=opponent,
+    )
 
 
 def _is_fingerprint(text: str) -> bool:
@@ -494,6 +536,8 @@ class Announcer:
         self._closing: asyncio.Task[None] | None = None
         self.registered_as: str | None = None
         """The instance name, once announced (a clash on the network may change it)."""
+        self._info: ServiceInfo | None = None
+        self._update: asyncio.Task[None] | None = None
         self.failure: str | None = None
         """Why announcing failed after :meth:`start` returned (said by :meth:`aclose`)."""
 
@@ -548,6 +592,40 @@ class Announcer:
             self.failure = self._failed(exc)
             return
         self.registered_as = info.name.removesuffix("." + SERVICE_TYPE)
+        self._info = info
+
+    def playing(self, opponent_name: str, opponent_fingerprint: str) -> None:
+        """Announce the game as being played with this opponent (spectators can
+        find it; nobody can join it), instead of waiting."""
+        self._update = asyncio.get_running_loop().create_task(
+            self._mark_playing((opponent_name, opponent_fingerprint))
+        )
+
+    async def _mark_playing(self, opponent: tuple[str, str]) -> None:
+        from zeroconf import ServiceInfo
+
+        registering = self._registering
+        if registering is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await registering
+        info = self._info
+        if self._zc is None or info is None or self._closing is not None:
+            return
+        updated = ServiceInfo(
+            SERVICE_TYPE,
+            info.name,
+            port=self.port,
+            properties=txt_record(
+                self.name, self.fingerprint, self.suits, self.rounds, PLAYING, opponent
+            ),
+            server=info.server,
+            parsed_addresses=self.interfaces,
+            host_ttl=RECORD_TTL,
+            other_ttl=RECORD_TTL,
+        )
+        with contextlib.suppress(Exception):
+            await self._zc.async_update_service(updated)
+            self._info = updated
 
     def withdraw(self) -> asyncio.Task[None]:
         """Stop announcing (a goodbye to the network); safe to call more than once."""
@@ -564,6 +642,9 @@ class Announcer:
             self.failure = None
 
     async def _close(self) -> None:
+        if self._update is not None and not self._update.done():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._update
         registering = self._registering
         if registering is not None and not registering.done():
             registering.cancel()

@@ -336,10 +336,12 @@ async def host_match(
             session = Session.host(me.signing_key, master, name=me.name, options=options)
             open_writer = _writer_factory(player, master, extra)
             if announce:
+                for earlier in announcers:
+                    earlier.withdraw()  # that match's opening stalled: it is not played
                 announcer = _announce(sock, actual, me, options, player, again=bool(announcers))
                 if announcer is not None:
                     announcers.append(announcer)
-                open_writer = _withdrawing(announcer, open_writer)
+                open_writer = _marking_playing(announcer, open_writer)
             return session, open_writer
 
         session, open_writer = new_match()
@@ -395,18 +397,21 @@ def _announce(
     return announcer
 
 
-def _withdrawing(
+def _marking_playing(
     announcer: discovery.Announcer | None, open_writer: Callable[[Session], ReplayWriter]
 ) -> Callable[[Session], ReplayWriter]:
-    """``open_writer``, which also withdraws the announcement: a host opens its
-    replay file when it accepts its opponent's hello, i.e. when the match starts."""
+    """``open_writer``, which also announces the game as being played (with whom):
+    a host opens its replay file when it accepts its opponent's hello, i.e. when
+    the match starts. Nobody can join it then; spectators can find it."""
 
-    def open_and_withdraw(session: Session) -> ReplayWriter:
-        if announcer is not None:
-            announcer.withdraw()
+    def open_and_mark(session: Session) -> ReplayWriter:
+        key = session.keys.get(Seat.JOINER)
+        if announcer is not None and key is not None:
+            name = session.names.get(Seat.JOINER, "?")
+            announcer.playing(name, hashing.fingerprint(key))
         return open_writer(session)
 
-    return open_and_withdraw
+    return open_and_mark
 
 
 async def join_match(

@@ -340,3 +340,17 @@ def test_an_answer_whose_name_holds_control_characters_is_left_out() -> None:
     # A TXT record's name with control characters is no game either.
     bad = dataclasses.replace(clean, texts=(announced("Ev\x1bil", FP),))
     assert discovery.games_from_answer(bad, MACHINE) == []
+
+
+def test_a_match_being_played_is_announced_with_its_opponent() -> None:
+    other = "0A0B-0C0D-0E0F-1011"
+    txt = discovery.txt_record("Alice", FP, 5, 3, discovery.PLAYING, ("Bob", other))
+    raw = {k.encode(): v.encode() for k, v in txt.items()}
+    found = discovery.game_from_record("Alice (3F2A-9C1B)", raw, ["10.0.0.1"], 5000)
+    assert found is not None and found.opponent == ("Bob", other)
+    assert found.watchable and not found.joinable
+    assert found.status == f"playing Bob ({other})"
+    assert found.to_json()["opponent"] == {"name": "Bob", "fingerprint": other}
+    # An opponent that is not a valid name and fingerprint is left out, not trusted.
+    bad = discovery.game_from_record("x", {**raw, b"ofp": b"nonsense"}, ["10.0.0.1"], 5000)
+    assert bad is not None and bad.opponent is None and bad.watchable

@@ -121,11 +121,13 @@ def test_a_game_is_found_joined_and_played_across_two_namespaces(lan: Lan, tmp_p
     asyncio.run(main())
 
 
-def test_the_announcement_goes_away_when_the_match_starts(lan: Lan, tmp_path: Path) -> None:
+def test_a_match_being_played_is_announced_as_such_and_a_spectator_finds_it(
+    lan: Lan, tmp_path: Path
+) -> None:
     async def main() -> None:
         # A person hosts (line mode, standard input from this test).
-        host, _ = await spawn_lan_host(lan, tmp_path / "h", typed=True)
-        joiner = None
+        host, port = await spawn_lan_host(lan, tmp_path / "h", typed=True)
+        joiner = watcher = None
         try:
             joiner = await spawn_in(
                 lan.b, [*join_args(tmp_path / "j"), *TIMING_ARGS], tmp_path / "j"
@@ -135,23 +137,50 @@ def test_the_announcement_goes_away_when_the_match_starts(lan: Lan, tmp_path: Pa
             async with asyncio.timeout(DEADLINE):
                 while not list(replays.glob("*.lcnet")):
                     await asyncio.sleep(0.05)
-            games = await spawn_in(lan.b, ["games", "--timeout", "2"], tmp_path / "g")
-            code, out, err = await finish(games)
-            assert code == ExitCode.NO_GAMES, (out, err)
-            assert "no lcnet game found" in err and "Traceback" not in err
-
+            joiner_me = identity.load_identity(tmp_path / "j" / "home")
+            async with asyncio.timeout(DEADLINE):
+                while True:  # the update to "playing" follows the start closely
+                    games = await spawn_in(
+                        lan.b, ["games", "--json", "--timeout", "2"], tmp_path / "g"
+                    )
+                    code, out, err = await finish(games)
+                    assert code == 0, (out, err)
+                    (game,) = json.loads(out)
+                    if game["state"] == "playing":
+                        break
+            assert not game["joinable"] and game["watchable"]
+            assert game["opponent"] == {
+                "name": joiner_me.name,
+                "fingerprint": joiner_me.fingerprint,
+            }
+            assert (game["address"], game["port"]) == (ADDRESS_A, port)
+            # No address: the spectator finds the one match being played.
+            watcher = await spawn_in(
+                lan.b, ["watch", "--replays", str(tmp_path / "s" / "replays")], tmp_path / "s"
+            )
+            async with asyncio.timeout(DEADLINE):
+                assert watcher.stderr is not None
+                while b"watching the match at" not in await watcher.stderr.readline():
+                    pass
             host_code, _, host_err = await finish(host, b"resign\n")
             assert host_code == 0, host_err
             code, _, err = await finish(joiner)
             assert code == 0, err
+            watch_code, watch_out, watch_err = await finish(watcher)
+            assert watch_code == 0, (watch_out, watch_err)
         finally:
-            await stop(host)
-            if joiner is not None:
-                await stop(joiner)
+            for proc in (host, joiner, watcher):
+                if proc is not None:
+                    await stop(proc)
         for path in (replay_file(tmp_path / "h"), replay_file(tmp_path / "j")):
             verdict = audit.audit_file(path)
             assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
             assert verdict.resigned is not None
+        assert (
+            read_replay(replay_file(tmp_path / "s")).frames
+            == read_replay(replay_file(tmp_path / "h")).frames
+        )
+        assert "resigned" in watch_out
 
     asyncio.run(main())
 

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 
 from lcnet import discovery
 from lcnet.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
@@ -139,6 +140,7 @@ def join_found(args: argparse.Namespace) -> int:
         raise UserError(
             f"the game of {game.name} at {game.where} cannot be joined: {game.status}"
             + (" (it is playing someone else)" if game.status == discovery.BUSY else "")
+            + (f"; watch it with: lcnet watch {game.where}" if game.watchable else "")
         )
     _say(
         f"connecting to {game.name} at {game.where} (announced key {game.fingerprint}) "
@@ -147,22 +149,22 @@ def join_found(args: argparse.Namespace) -> int:
     return asyncio.run(join_match(host=game.address, port=game.port, player=player, announced=game))
 
 
-def _choose(games: list[Game], choice: str | None) -> Game:
+def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
     if choice is not None:
         game = discovery.pick(games, choice)
         if game.warnings:
-            _say(f"joining a flagged game, as picked: {'; '.join(game.warnings)}")
+            _say(f"{verb}ing a flagged game, as picked: {'; '.join(game.warnings)}")
         return game
     if not sys.stdin.isatty():
         raise UsageError(
-            "standard input is not a terminal, so no game was picked: join one with "
-            "`lcnet join ADDRESS:PORT` (the address above), or `lcnet join --pick N` "
+            f"standard input is not a terminal, so no game was picked: {verb} one with "
+            f"`lcnet {verb} ADDRESS:PORT` (the address above), or `lcnet {verb} --pick N` "
             "(its number, its player's name or fingerprint)"
         )
     default = " (Enter: 1)" if len(games) == 1 else ""
     while True:
         try:
-            answer = input(f"join which game? 1-{len(games)}{default}, q to quit: ").strip()
+            answer = input(f"{verb} which game? 1-{len(games)}{default}, q to quit: ").strip()
         except EOFError:
             raise UserError("no game picked") from None
         if answer.lower() in ("q", "quit"):
@@ -192,3 +194,21 @@ def _confirmed(why: str) -> bool:
     except EOFError:
         raise UserError("no game picked") from None
     return answer.strip().lower() == "yes"
+
+
+def watch_found(args: argparse.Namespace, watch: Callable[[str, int], int]) -> int:
+    """``lcnet watch`` with no address: look, list the matches being played, pick
+    one (the only one without asking), then ``watch(address, port)``."""
+    seconds = args.look
+    _say(f"looking for matches being played on the local network ({seconds:g} s)...")
+    games = [g for g in _look(seconds) if g.watchable]
+    if not games:
+        raise NoGamesFound(
+            f"no lcnet match is being played on the local network (looked {seconds:g} s). "
+            "A host announces its match while it plays unless started with --no-announce; "
+            "ask the host for its address and run `lcnet watch ADDRESS`"
+        )
+    _say(f"{len(games)} match(es) being played:")
+    print(listing(games), file=sys.stderr, flush=True)
+    game = games[0] if len(games) == 1 and args.pick is None else _choose(games, args.pick, "watch")
+    return watch(game.address, game.port)

@@ -28,6 +28,7 @@ match never waits for it. The host decides how many may watch
 
 EPILOG = f"""\
 examples:
+  lcnet watch                         find the matches played on the LAN, watch one
   lcnet watch 192.168.1.20            watch the match played there (port {DEFAULT_PORT})
   lcnet watch 192.168.1.20:50000      ... on another port
   lcnet watch HOST --board            also print the public board after each move
@@ -45,7 +46,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("address", metavar="ADDRESS[:PORT]", help="the host's address")
+    parser.add_argument(
+        "address",
+        metavar="ADDRESS[:PORT]",
+        nargs="?",
+        help="the host's address (none: find the matches being played on the LAN)",
+    )
+    parser.add_argument(
+        "--pick",
+        metavar="GAME",
+        help="without ADDRESS: which match found to watch (its number, or its host's "
+        "name or fingerprint)",
+    )
+    parser.add_argument(
+        "--look",
+        type=float,
+        default=3.0,
+        metavar="S",
+        help="without ADDRESS: seconds to look for matches on the LAN (default 3)",
+    )
     parser.add_argument(
         "--replays",
         type=Path,
@@ -67,18 +86,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lcnet import identity
-    from lcnet.audit import EXIT_CODES
     from lcnet.errors import UsageError
     from lcnet.netplay import check_replays_dir
-    from lcnet.watchpeer import Watching, watch
 
     if not 0 < args.timeout <= 3600:
         raise UsageError(
             f"--timeout must be more than 0 and at most 3600 seconds, not {args.timeout:g}"
         )
-    host, port = parse_address(args.address)
     check_replays_dir(args.replays)
+    if args.address is None:
+        from lcnet.cli.games import watch_found
+
+        return watch_found(args, lambda host, port: _watch(args, host, port))
+    if args.pick is not None:
+        raise UsageError("--pick chooses among the matches found when no address is given")
+    host, port = parse_address(args.address)
+    return _watch(args, host, port)
+
+
+def _watch(args: argparse.Namespace, host: str, port: int) -> int:
+    from lcnet import identity
+    from lcnet.audit import EXIT_CODES
+    from lcnet.watchpeer import Watching, watch
+
     me = identity.load_identity()
     print(
         f"lcnet: watching the match at {format_address(host, port)} as {me.name}, "
