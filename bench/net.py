@@ -70,40 +70,31 @@ def fsync_ms(directory: Path, count: int = 200) -> float:
         path.unlink()
 
 
-async def one_match(
-    directory: Path, suits: int, seed: int
-) -> tuple[list[float], float, list[bytes]]:
-    env = dict(os.environ, LCNET_HOME=str(directory / "host-home"))
+async def spawn_host(home: Path, *args: str) -> tuple[asyncio.subprocess.Process, int]:
+    """``lcnet host --bot random`` on 127.0.0.1 (any free port) as its own process,
+    with ``args`` added and LCNET_HOME ``home``; returns it and its port."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "lcnet",
-        "host",
-        "--bind",
-        LOOPBACK,
-        "--port",
-        "0",
-        "--bot",
-        "random",
-        "--suits",
-        str(suits),
-        "--rounds",
-        "3",
-        "--replays",
-        str(directory / "replays"),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-    )
+        sys.executable, "-m", "lcnet", "host", "--bind", LOOPBACK, "--port", "0",
+        "--bot", "random", *args,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE, env=dict(os.environ, LCNET_HOME=str(home)),
+    )  # fmt: skip
     assert proc.stderr is not None
-    port = 0
-    while not port:
+    while True:
         line = (await proc.stderr.readline()).decode()
         if not line:
             raise RuntimeError("the host process ended before listening")
         if "listening on" in line:
-            port = int(line.rsplit(":", 1)[1])
+            return proc, int(line.rsplit(":", 1)[1])
+
+
+async def one_match(
+    directory: Path, suits: int, seed: int
+) -> tuple[list[float], float, list[bytes]]:
+    proc, port = await spawn_host(
+        directory / "host-home",
+        *("--suits", str(suits), "--rounds", "3", "--replays", str(directory / "replays")),
+    )
     ctx = zmq.asyncio.Context()
     rng = random.Random(seed)
     session = Session.joiner(

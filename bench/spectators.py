@@ -34,6 +34,10 @@ import nacl.signing
 import zmq
 import zmq.asyncio
 
+if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.net import LOOPBACK, spawn_host
 from lcnet import audit, wire
 from lcnet.bots import make_bot
 from lcnet.identity import Identity
@@ -42,8 +46,6 @@ from lcnet.replaylog import ReplayHeader, read_replay
 from lcnet.replaywriter import ReplayWriter
 from lcnet.session import Session
 from lcnet.watchpeer import Watching, watch
-
-LOOPBACK = "127.0.0.1"
 
 
 def _children_cpu() -> float:
@@ -60,23 +62,12 @@ def _process_cpu(pid: int) -> float:
 async def one_match(directory: Path, spectators: int, rounds: int, seed: int, pace: float) -> float:
     """The host's CPU seconds per move in one match with ``spectators`` watching."""
     replays = directory / f"host-{seed}-{spectators}"
-    env = dict(os.environ, LCNET_HOME=str(directory / f"host-home-{seed}"))
     before = _children_cpu()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "lcnet", "host", "--bind", LOOPBACK, "--port", "0",
-        "--bot", "random", "--rounds", str(rounds), "--no-announce",
-        "--spectators", str(max(spectators, 1)), "--replays", str(replays),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
-    assert proc.stderr is not None
-    port = 0
-    while not port:
-        line = (await proc.stderr.readline()).decode()
-        if not line:
-            raise RuntimeError("the host process ended before listening")
-        if "listening on" in line:
-            port = int(line.rsplit(":", 1)[1])
+    proc, port = await spawn_host(
+        directory / f"host-home-{seed}",
+        *("--rounds", str(rounds), "--no-announce", "--replays", str(replays)),
+        *("--spectators", str(max(spectators, 1))),
+    )
     rng = random.Random(seed)
     watchers = [
         asyncio.ensure_future(
