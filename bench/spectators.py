@@ -10,7 +10,10 @@ account of the child process, less what it used before the match began:
 its start-up) is divided by the moves of its match. Each
 pair of runs plays one match with no spectator and one with K, interleaved,
 so that a change in the machine's load falls on both; the figures are the
-medians over the pairs, and their ratio. Each spectator's verdict must be
+medians over the pairs, and their ratio; then the floor: what sending one
+message per step to K connections costs a process with no lcnet code
+(ZeroMQ and the kernel's TCP), and the ratio it alone would give. Each
+spectator's verdict must be
 VALID (checked). The joiner waits ``--pace`` seconds before each of its
 moves (default 0.03): bots play far faster than people, and K spectators
 sharing this one process would otherwise fall hundreds of frames behind and
@@ -127,6 +130,59 @@ async def one_match(directory: Path, spectators: int, rounds: int, seed: int, pa
     return cpu / moves
 
 
+RECEIVERS = """
+import sys, zmq
+port, count, messages = map(int, sys.argv[1:])
+ctx = zmq.Context()
+socks = []
+for i in range(count):
+    d = ctx.socket(zmq.DEALER)
+    d.setsockopt(zmq.IDENTITY, bytes([65 + i]))
+    d.connect(f"tcp://127.0.0.1:{port}")
+    d.send(b"hi")
+    socks.append(d)
+poller = zmq.Poller()
+for d in socks:
+    poller.register(d, zmq.POLLIN)
+got = 0
+while got < count * messages:
+    for sock, _ in poller.poll(5000):
+        sock.recv_multipart()
+        got += 1
+"""
+
+
+def send_floor(receivers: int, messages: int = 2000) -> float:
+    """CPU seconds of this process per round of one 2-frame message to each of
+    ``receivers`` connections (ZeroMQ, TCP on loopback, a receiver process
+    draining them): what any host pays to send a step to that many spectators,
+    with no lcnet code at all."""
+    import subprocess
+    import time
+
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    port = router.bind_to_random_port(f"tcp://{LOOPBACK}")
+    child = subprocess.Popen(
+        [sys.executable, "-c", RECEIVERS, str(port), str(receivers), str(messages)]
+    )
+    for _ in range(receivers):
+        router.recv_multipart()
+    frame = bytes(300)
+    start = resource.getrusage(resource.RUSAGE_SELF)
+    for _ in range(messages):
+        for k in range(receivers):
+            router.send_multipart([bytes([65 + k]), frame, frame], flags=zmq.NOBLOCK)
+        time.sleep(0.001)  # a step at a time, as moves come
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    child.wait()
+    router.close(linger=0)
+    ctx.term()
+    used = (end.ru_utime + end.ru_stime) - (start.ru_utime + start.ru_stime)
+    return used / messages
+
+
 async def main_async(pairs: int, spectators: int, rounds: int, pace: float) -> None:
     none: list[float] = []
     some: list[float] = []
@@ -139,6 +195,11 @@ async def main_async(pairs: int, spectators: int, rounds: int, pace: float) -> N
     print(f"host_cpu_per_move_0_spectators: {base * 1e3:.3f} ms")
     print(f"host_cpu_per_move_{spectators}_spectators: {watched * 1e3:.3f} ms")
     print(f"host_cpu_ratio_{spectators}_to_0: {watched / base:.3f} x")
+    floor = send_floor(spectators)
+    print(f"send_floor_per_step_{spectators}_connections: {floor * 1e6:.0f} us")
+    # A move is 1.5 of the host's steps on average: its own move and the ack it
+    # receives (2), or the opponent's move it receives and acknowledges (1).
+    print(f"floor_ratio_{spectators}_to_0: {1 + 1.5 * floor / base:.3f} x")
     print(f"pairs: {pairs} matches each")
 
 
