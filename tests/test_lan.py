@@ -21,7 +21,15 @@ import pytest
 from lcnet import audit, identity
 from lcnet.errors import ExitCode
 from lcnet.replaylog import read_replay
-from tests.netns import ADDRESS_A, ADDRESS_B, Lan, NamespacesUnavailable, two_namespaces
+from tests.netns import (
+    ADDRESS_A,
+    ADDRESS_B,
+    Lan,
+    Lan3,
+    NamespacesUnavailable,
+    three_namespaces,
+    two_namespaces,
+)
 from tests.netutil import (
     DEADLINE,
     HOST_TIMING_ARGS,
@@ -39,6 +47,15 @@ from tests.netutil import (
 def lan() -> Iterator[Lan]:
     try:
         with two_namespaces() as made:
+            yield made
+    except NamespacesUnavailable as exc:
+        pytest.skip(f"no network namespaces here: {exc}")
+
+
+@pytest.fixture
+def lan3() -> Iterator[Lan3]:
+    try:
+        with three_namespaces() as made:
             yield made
     except NamespacesUnavailable as exc:
         pytest.skip(f"no network namespaces here: {exc}")
@@ -473,5 +490,62 @@ def test_a_spectator_on_another_machine_watches_and_checks_the_match(
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
         assert out.splitlines()[-1] == verdict.summary
         assert "the match is over" in out
+
+    asyncio.run(main())
+
+
+STALLED_SPECTATOR = """
+import sys, zmq, nacl.signing
+from lcnet import wire
+key = nacl.signing.SigningKey(bytes(32))
+sock = zmq.Context().socket(zmq.DEALER)
+sock.setsockopt(zmq.RCVHWM, 1)
+sock.connect(f"tcp://{sys.argv[1]}")
+watch = wire.Watch(v=[1, 0], name="Stuck", key=bytes(key.verify_key), have=0)
+sock.send(wire.make_frame(watch, key, game=bytes(32)).raw)
+sys.stdin.read()  # never reads a frame: the host must not wait for it
+"""
+
+
+def test_three_machines_host_joiner_and_spectators(lan3: Lan3, tmp_path: Path) -> None:
+    async def main() -> None:
+        host, port = await spawn_lan_host(
+            lan3, tmp_path / "h", "--bot", "random", "--rounds", "3", "--no-announce"
+        )
+        where = f"{ADDRESS_A}:{port}"
+        stalled = watcher = joiner = None
+        try:
+            watcher = await spawn_in(
+                lan3.c,
+                ["watch", where, "--replays", str(tmp_path / "s" / "replays")],
+                tmp_path / "s",
+            )
+            stalled = await run_script(lan3.c, STALLED_SPECTATOR, where, home=tmp_path / "x")
+            joiner_replays = str(tmp_path / "j" / "replays")
+            joiner = await spawn_in(
+                lan3.b,
+                ["join", where, "--bot", "random", *TIMING_ARGS, "--replays", joiner_replays],
+                tmp_path / "j",
+            )
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            host_code, _, host_err = await finish(host)
+            assert host_code == 0, host_err
+            watch_code, out, watch_err = await finish(watcher)
+            assert watch_code == 0, watch_err
+        finally:
+            for proc in (host, joiner, watcher):
+                if proc is not None:
+                    await stop(proc)
+            if stalled is not None:
+                await finish(stalled, b"")
+        frames = read_replay(replay_file(tmp_path / "h")).frames
+        assert read_replay(replay_file(tmp_path / "j")).frames == frames
+        spectator_file = replay_file(tmp_path / "s")
+        assert read_replay(spectator_file).frames == frames
+        verdict = audit.audit_file(spectator_file)
+        assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+        assert verdict.summary == audit.audit_file(replay_file(tmp_path / "h")).summary
+        assert sum(" over, deck verified" in line for line in out.splitlines()) == 3
 
     asyncio.run(main())
