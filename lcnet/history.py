@@ -67,6 +67,8 @@ class Match:
     resigned: str | None = None
     """``me`` or ``opponent`` if the match ended by resignation."""
     game_id: str | None = None
+    bot: str | None = None
+    """The built-in bot that played the owner's side (``--bot``), if one did."""
     playing: bool = False
     """An lcnet program is writing this file now (the match is being played)."""
     copy_of: Path | None = None
@@ -172,8 +174,6 @@ def _audit(path: Path, data: bytes) -> Match | None:
     except ReplayFileError as exc:
         return Match(path, "", "unreadable", str(exc))
     header = contents.header
-    if "bot" in header.extra:
-        return None  # the bot's side of an `lcnet play` match: the person's file tells it
     if header.seat == "spectator":
         return None  # a match watched (`lcnet watch`), not played
     verdict = audit_contents(contents)
@@ -214,6 +214,7 @@ def _audit(path: Path, data: bytes) -> Match | None:
         result=result,
         resigned=resigned,
         game_id=verdict.game_id,
+        bot=str(header.extra["bot"]) if "bot" in header.extra else None,
     )
 
 
@@ -250,6 +251,7 @@ def _from_json(path: Path, data: Mapping[str, Any]) -> Match:
         result=data["result"],
         resigned=data["resigned"],
         game_id=data["game_id"],
+        bot=data["bot"],
     )
 
 
@@ -263,7 +265,27 @@ def history(directories: Sequence[Path], *, home: Path | None = None) -> list[Ma
         with contextlib.suppress(Exception):  # a cache that cannot be written is only slower
             identity.write_json(cache_path, {"version": CACHE_VERSION, "verdicts": cache})
     matches.sort(key=lambda m: (m.created, str(m.path)), reverse=True)
-    return _mark_copies(matches)
+    return _mark_copies(_without_bot_sides(matches))
+
+
+def _without_bot_sides(matches: list[Match]) -> list[Match]:
+    """Leave out a bot's file of a match whose other side's file is here too
+    (the bot of an `lcnet play` match): the person's file tells that match."""
+    sides = {(m.game_id, m.seat) for m in matches if m.game_id is not None}
+    other = {"host": "joiner", "joiner": "host"}
+    return [
+        m
+        for m in matches
+        if m.bot is None
+        or m.seat not in other
+        or (m.game_id, other[m.seat]) not in sides
+        or _both_bots(matches, m)
+    ]
+
+
+def _both_bots(matches: list[Match], match: Match) -> bool:
+    """Both sides of ``match`` were played by bots (bots against bots): keep both."""
+    return all(m.bot is not None for m in matches if m.game_id == match.game_id)
 
 
 def _read_cache(path: Path) -> dict[str, Any]:

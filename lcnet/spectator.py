@@ -198,7 +198,9 @@ class Spectator:
                     if event.outcome.winner is None
                     else f"{names.get(Seat(event.outcome.winner))} wins"
                 )
-                how = f", {names.get(event.resigned)} resigned" if event.resigned else ""
+                how = (
+                    f", {names.get(event.resigned)} resigned" if event.resigned is not None else ""
+                )
                 lines.append(
                     f"the match is over: {names.get(Seat.HOST)} {totals[0]}, "
                     f"{names.get(Seat.JOINER)} {totals[1]}: {who}{how}"

@@ -23,6 +23,7 @@ import zmq
 import zmq.asyncio
 
 from lcnet import __version__, hashing, wire
+from lcnet.addresses import probe_listener
 from lcnet.audience import NO_GAME
 from lcnet.audit import Verdict
 from lcnet.errors import Refused
@@ -41,6 +42,9 @@ the host's answer coming, which tells that the host is there)."""
 
 DEFAULT_TIMEOUT: Final = 60.0
 """Seconds without any answer from the host before the spectator gives up."""
+
+PROBE_TIMEOUT: Final = 15.0
+"""Seconds to find out whether anything accepts connections at the address."""
 
 END_GRACE: Final = 2.0
 """After the spectator's own check finds a fault: seconds to wait for the
@@ -77,6 +81,8 @@ async def watch(host: str, port: int, how: Watching) -> Watched:
     """Watch the match the host at ``host:port`` plays, until it ends or the
     host stops answering. A host that turns the spectator away raises
     :class:`~lcnet.errors.Refused`."""
+    # Nothing listening there (or an unknown name) is said now, as `lcnet join` does.
+    await probe_listener(host, port, min(how.timeout, PROBE_TIMEOUT))
     context = zmq.asyncio.Context()
     sock = connect_joiner(context, host, port)
     peer = _Spectating(sock, how)
@@ -117,8 +123,9 @@ class _Spectating:
                     return
             if now - heard > how.timeout:
                 raise HostSilent(
-                    f"the host sent nothing for {how.timeout:g} s; the match is not over "
-                    f"(watch again to go on from {self.spectator.have} frames)"
+                    f"the host sent nothing for {how.timeout:g} s, after "
+                    f"{self.spectator.have} frames of its match (watch again to see it from "
+                    "the start; it is saved as far as it came)"
                 )
             if not await self.sock.poll(timeout=int(ASK_INTERVAL * 1000)):
                 self._ask()  # nothing came: ask again (the host may have restarted)

@@ -247,3 +247,27 @@ def test_the_command_lists_the_matches_and_the_record(
     monkeypatch.chdir(empty)
     assert main(["history"]) == 0
     assert "No saved match in replays/" in capsys.readouterr().out
+
+
+def test_a_bot_s_side_is_left_out_only_where_its_opponent_s_file_tells_the_match(
+    played: Path, tmp_path: Path
+) -> None:
+    from lcnet.replaylog import read_replay
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    # An `lcnet play` match: the person's file and the bot's, side by side.
+    person, bot = played / "mine" / "m1-host.lcnet", played / "theirs" / "m1-joiner.lcnet"
+    shutil.copy(person, folder / "person.lcnet")
+    write_replay(
+        folder / "bot.lcnet",
+        ReplayHeader(
+            seat="joiner", created="2026-12-01T20:00:00Z", software="t", extra={"bot": "easy"}
+        ),
+        read_replay(bot).frames,
+    )
+    assert [m.path.name for m in history([folder], home=tmp_path)] == ["person.lcnet"]
+    # Alone (a host that let a bot play: `lcnet host --bot`), the bot's file is listed.
+    (folder / "person.lcnet").unlink()
+    (alone,) = history([folder], home=tmp_path)
+    assert alone.path.name == "bot.lcnet" and alone.bot == "easy" and alone.result == "lost"

@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 
 import nacl.signing
+import pytest
 import zmq
 import zmq.asyncio
 
@@ -241,3 +242,27 @@ def test_the_host_s_answers_to_a_watch(tmp_path: Path) -> None:
     for _ in range(50):
         audience.request(b"a", watch_frame(key), session, 0.01)
     assert len(sent) == 1
+
+
+def test_watching_an_address_where_nothing_listens_says_so_at_once(
+    refused_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lcnet.cli import main
+    from lcnet.errors import ExitCode
+
+    code = main(["watch", f"127.0.0.1:{refused_port}", "--replays", str(tmp_path / "r")])
+    assert code == ExitCode.UNREACHABLE
+    assert "nothing is listening at" in capsys.readouterr().err
+
+
+def test_a_resignation_is_told_to_the_spectator(tmp_path: Path) -> None:
+    from tests.test_history import ADA, BEN, play_match
+
+    paths = play_match(tmp_path, "r", host=ADA, joiner=BEN, resigns=Seat.HOST, seed=5, created="x")
+    spectator = Spectator()
+    lines = [
+        line
+        for raw in read_replay(paths[Seat.HOST]).frames
+        for line in spectator.receive([raw]).lines
+    ]
+    assert lines[-1] == "the match is over: Ada 0, Ben 0: Ben wins, Ada resigned"

@@ -19,9 +19,10 @@ by key, not by name (anyone can take a name).
 Each file is audited as `lcnet audit` would (signatures, the deck, every
 move, the scores); the verdict is remembered, and the file audited again
 only if its bytes change. Only a match whose file audits valid counts in a
-record: any other file is listed with its verdict and left out. The built-in
-bot's own file of an `lcnet play` match is not listed (yours tells the same
-match), nor a match you watched (`lcnet watch`).
+record: any other file is listed with its verdict and left out. Where both
+sides' files of a match are in the folders and one side was played by a
+built-in bot (the bot's file of an `lcnet play` match), only the other is
+listed; a match you watched (`lcnet watch`) is not listed.
 """
 
 EPILOG = f"""\
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     where = ", ".join(f"{folder}/" for folder in dict.fromkeys(folders))
     if not matches:
-        print(f"No saved match in {where} (--replays DIR looks in another place).")
+        hint = "" if args.replays else " (--replays DIR looks in another place)"
+        print(f"No saved match in {where}{hint}.")
         return 0
     print(f"Matches in {where}, newest first:")
     print()
@@ -109,7 +111,7 @@ def table(matches: list[Match]) -> list[str]:
             (
                 _date(m.created),
                 "?" if m.opponent is None else f"{m.opponent.name} ({m.opponent.fingerprint})",
-                "?" if m.suits is None else f"{m.suits} suits, {m.rounds} rounds",
+                "?" if m.suits is None else f"{m.suits} suits, {_rounds(m.rounds)}",
                 "?" if m.rounds is None else f"{m.rounds_played} of {m.rounds}",
                 _result(m),
                 _verdict(m),
@@ -123,6 +125,10 @@ def table(matches: list[Match]) -> list[str]:
         + row[-1]
         for row in rows
     ]
+
+
+def _rounds(count: int | None) -> str:
+    return f"{count} round" if count == 1 else f"{count} rounds"
 
 
 def _date(created: str) -> str:
