@@ -88,6 +88,25 @@ async def spawn_host(home: Path, *args: str) -> tuple[asyncio.subprocess.Process
             return proc, int(line.rsplit(":", 1)[1])
 
 
+def joiner_peer(
+    ctx: zmq.asyncio.Context, port: int, rng: random.Random, path: Path
+) -> tuple[Session, NetPeer]:
+    """A joiner's session (keys from ``rng``) and its network peer, to the host
+    on 127.0.0.1 at ``port``, writing its replay file at ``path``."""
+    session = Session.joiner(
+        nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32), name="bench"
+    )
+
+    def open_writer(s: Session) -> ReplayWriter:
+        header = ReplayHeader(seat="joiner", created="bench", software="bench")
+        return ReplayWriter.create(path, header)
+
+    peer = NetPeer(
+        session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer, timing=Timing()
+    )
+    return session, peer
+
+
 async def one_match(
     directory: Path, suits: int, seed: int
 ) -> tuple[list[float], float, list[bytes]]:
@@ -96,18 +115,7 @@ async def one_match(
         *("--suits", str(suits), "--rounds", "3", "--replays", str(directory / "replays")),
     )
     ctx = zmq.asyncio.Context()
-    rng = random.Random(seed)
-    session = Session.joiner(
-        nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32), name="bench"
-    )
-
-    def open_writer(s: Session) -> ReplayWriter:
-        header = ReplayHeader(seat="joiner", created="bench", software="bench")
-        return ReplayWriter.create(directory / f"joiner-{seed}.lcnet", header)
-
-    peer = NetPeer(
-        session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer, timing=Timing()
-    )
+    session, peer = joiner_peer(ctx, port, random.Random(seed), directory / f"joiner-{seed}.lcnet")
     bot = make_bot("random", seed)
     round_trips: list[float] = []
     start = time.perf_counter()

@@ -40,14 +40,11 @@ import zmq.asyncio
 if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's bench package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.net import LOOPBACK, spawn_host
+from bench.net import LOOPBACK, joiner_peer, spawn_host
 from lcnet import audit, wire
 from lcnet.bots import make_bot
 from lcnet.identity import Identity
-from lcnet.net import NetPeer, Timing, connect_joiner
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import ReplayWriter
-from lcnet.session import Session
+from lcnet.replaylog import read_replay
 from lcnet.watchpeer import Watching, watch
 
 
@@ -89,17 +86,7 @@ async def one_match(directory: Path, spectators: int, rounds: int, seed: int, pa
     await asyncio.sleep(0.5)  # let them in before the match starts
     started = _process_cpu(proc.pid)  # the host's start-up is not the match's
     ctx = zmq.asyncio.Context()
-    session = Session.joiner(
-        nacl.signing.SigningKey(rng.randbytes(32)), rng.randbytes(32), name="bench"
-    )
-
-    def open_writer(s: Session) -> ReplayWriter:
-        header = ReplayHeader(seat="joiner", created="bench", software="bench")
-        return ReplayWriter.create(directory / f"joiner-{seed}-{spectators}.lcnet", header)
-
-    peer = NetPeer(
-        session, connect_joiner(ctx, LOOPBACK, port), writer=open_writer, timing=Timing()
-    )
+    session, peer = joiner_peer(ctx, port, rng, directory / f"joiner-{seed}-{spectators}.lcnet")
     bot = make_bot("random", seed)
     peer.start()
     try:
