@@ -49,6 +49,8 @@ class Received:
     """New evidence frames (to write as EVIDENCE records)."""
     lines: list[str] = field(default_factory=list)
     """What happened, one line each: moves, round scores, the result, a dispute."""
+    is_move: list[bool] = field(default_factory=list)
+    """For each line, whether it tells a move (a board shows the last move too)."""
     ask: bool = False
     """Send a ``watch`` now (a gap, the host holds more, or an acknowledgement)."""
     busy: str | None = None
@@ -138,7 +140,9 @@ class Spectator:
             out.ask = True  # a gap: frames were lost, ask from what we have
         elif frame.seq == self.have:
             before = self.have
-            out.lines.extend(self._take(raw))
+            for is_move, line in self._take(raw):
+                out.lines.append(line)
+                out.is_move.append(is_move)
             if self.have > before:
                 out.frames.append(raw)
             if self.have - self._acked >= ACK_EVERY:
@@ -160,7 +164,7 @@ class Spectator:
         if message.have > self.have:
             out.ask = True
 
-    def _take(self, raw: bytes) -> list[str]:
+    def _take(self, raw: bytes) -> list[tuple[bool, str]]:
         """Check the next frame; keep it if it belongs to the transcript."""
         if self.stopped:
             # Past the end or a dispute: keep what chains on (the host's file has it).
@@ -177,20 +181,23 @@ class Spectator:
         self._collector.step(self.observer, step)
         return self._lines(step)
 
-    def _lines(self, step: Step) -> list[str]:
+    def _lines(self, step: Step) -> list[tuple[bool, str]]:
+        """What ``step`` did, a line each, with whether the line is a move."""
         names = self.observer.names
-        lines = []
+        lines: list[tuple[bool, str]] = []
         for event in step.events:
             if isinstance(event, RoundStarted):
-                lines.append(f"round {event.round} begins; {names.get(event.starter)} starts")
+                lines.append(
+                    (False, f"round {event.round} begins; {names.get(event.starter)} starts")
+                )
             elif isinstance(event, TurnPlayed):
                 text = f"{names.get(event.seat)}: {event.turn}"
                 if event.drawn is not None and event.turn.draw.suit is not None:
                     text += f" (drew {event.drawn})"
-                lines.append(text)
+                lines.append((True, text))
             elif isinstance(event, RoundVerified):
                 scores = ", ".join(f"{names.get(s)} {event.scores[int(s)]:+d}" for s in Seat)
-                lines.append(f"round {event.round} over, deck verified: {scores}")
+                lines.append((False, f"round {event.round} over, deck verified: {scores}"))
             elif isinstance(event, MatchEnded):
                 totals = event.outcome.totals
                 who = (
@@ -201,10 +208,11 @@ class Spectator:
                 how = (
                     f", {names.get(event.resigned)} resigned" if event.resigned is not None else ""
                 )
-                lines.append(
+                text = (
                     f"the match is over: {names.get(Seat.HOST)} {totals[0]}, "
                     f"{names.get(Seat.JOINER)} {totals[1]}: {who}{how}"
                 )
+                lines.append((False, text))
             elif isinstance(event, DisputeRaised):
                 info = event.dispute
                 by = (
@@ -212,10 +220,11 @@ class Spectator:
                     if info.detected_by is None
                     else names.get(info.detected_by, str(info.detected_by))
                 )
-                lines.append(
+                text = (
                     f"DISPUTE: frame {info.seq} of the {info.offender} "
                     f"({names.get(info.offender)}): {info.reason} (found by {by})"
                 )
+                lines.append((False, text))
         return lines
 
 

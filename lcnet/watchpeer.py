@@ -142,8 +142,9 @@ class _Spectating:
             self._file().append_evidence(raw)
         for raw in received.frames:
             self._file().append_frame(raw)
-        for line in received.lines:
-            self.how.show(line)
+        for line, is_move in zip(received.lines, received.is_move, strict=True):
+            if not (self.how.board and is_move):  # the board's first line tells the move
+                self.how.show(line)
         if self.how.board and received.lines:
             for line in self.spectator.board():
                 self.how.show(line)

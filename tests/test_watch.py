@@ -266,3 +266,23 @@ def test_a_resignation_is_told_to_the_spectator(tmp_path: Path) -> None:
         for line in spectator.receive([raw]).lines
     ]
     assert lines[-1] == "the match is over: Ada 0, Ben 0: Ben wins, Ada resigned"
+
+
+def test_with_the_board_each_move_is_told_once(tmp_path: Path) -> None:
+    from tests.test_history import ADA, BEN, play_match
+
+    paths = play_match(tmp_path, "b", host=ADA, joiner=BEN, resigns=None, seed=9, created="x")
+    spectator = Spectator()
+    shown: list[str] = []
+    for raw in read_replay(paths[Seat.HOST]).frames:
+        received = spectator.receive([raw])
+        assert len(received.is_move) == len(received.lines)
+        for line, is_move in zip(received.lines, received.is_move, strict=True):
+            if not is_move:
+                shown.append(line)
+        if any(received.is_move):
+            board = spectator.board()
+            assert board[0].endswith(received.lines[received.is_move.index(True)])
+            shown.extend(board)
+    moves = [line for line in shown if ", turn " in line and line.startswith("round 1/")]
+    assert len(moves) == len(set(moves)) >= 40  # one board a move, each move once
