@@ -260,6 +260,16 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
     if not announce:
         return
     if session.is_over:
+        outcome = session.outcome
+        if player.bot is not None and outcome is not None and session.dispute is None:
+            names = {seat: session.names.get(seat, str(seat)) for seat in Seat}
+            won = "a draw" if outcome.winner is None else f"{names[Seat(outcome.winner)]} wins"
+            gave_up = session.resigned
+            resigned = f", {names[gave_up]} resigned" if gave_up is not None else ""
+            player.say(
+                f"the match is over: {names[Seat.HOST]} {outcome.totals[0]}, "
+                f"{names[Seat.JOINER]} {outcome.totals[1]}: {won}{resigned}"
+            )
         player.say(f"match saved: {path}")
         if session.dispute is not None:
             player.say(f"the match stopped on a dispute; check it with: {command()} audit {path}")
