@@ -109,6 +109,8 @@ class Game:
     """Why this game may not be who its name says (:func:`assess`), for every screen."""
     opponent: tuple[str, str] | None = None
     """For a match being played: the host's opponent (name, key fingerprint)."""
+    watchers: int = 0
+    """For a match being played: how many spectators watch it."""
 
     @property
     def address(self) -> str:
@@ -138,7 +140,8 @@ class Game:
         if not self.compatible:
             return f"needs lcnet protocol {self.protocol[0]}.{self.protocol[1]}"
         if self.state == PLAYING and self.opponent is not None:
-            return f"playing {self.opponent[0]} ({self.opponent[1]})"
+            watching = f", {self.watchers} watching" if self.watchers else ""
+            return f"playing {self.opponent[0]} ({self.opponent[1]}){watching}"
         return self.state
 
     def options(self) -> str:
@@ -165,6 +168,7 @@ class Game:
             "state": self.state,
             "joinable": self.joinable,
             "watchable": self.watchable,
+            "watchers": self.watchers,
             "opponent": (
                 None
                 if self.opponent is None
@@ -183,8 +187,10 @@ def txt_record(
     rounds: int,
     state: str,
     opponent: tuple[str, str] | None = None,
+    watchers: int = 0,
 ) -> dict[str, str]:
-    """The TXT record of an announced game (``opponent``: while it is played)."""
+    """The TXT record of an announced game (``opponent`` and how many watch:
+    while it is played)."""
     major, minor = wire.PROTOCOL_VERSION
     record = {
         "name": name,
@@ -197,6 +203,7 @@ def txt_record(
     }
     if opponent is not None:
         record["oname"], record["ofp"] = opponent
+        record["watch"] = str(watchers)
     return record
 
 
@@ -242,7 +249,15 @@ def game_from_record(
         protocol,
         state,
         opponent=opponent,
+        watchers=_count(text.get("watch")),
     )
+
+
+def _count(text: str | None) -> int:
+    """A small count from a TXT value; 0 for anything else."""
+    if text is None or not text.isdigit() or len(text) > 4:
+        return 0
+    return int(text)
 
 
 def _is_fingerprint(text: str) -> bool:
@@ -538,6 +553,8 @@ class Announcer:
         """The instance name, once announced (a clash on the network may change it)."""
         self._info: ServiceInfo | None = None
         self._update: asyncio.Task[None] | None = None
+        self._opponent: tuple[str, str] | None = None
+        self._watchers = 0
         self.failure: str | None = None
         """Why announcing failed after :meth:`start` returned (said by :meth:`aclose`)."""
 
@@ -597,26 +614,42 @@ class Announcer:
     def playing(self, opponent_name: str, opponent_fingerprint: str) -> None:
         """Announce the game as being played with this opponent (spectators can
         find it; nobody can join it), instead of waiting."""
-        self._update = asyncio.get_running_loop().create_task(
-            self._mark_playing((opponent_name, opponent_fingerprint))
-        )
+        self._opponent = (opponent_name, opponent_fingerprint)
+        self._publish()
 
-    async def _mark_playing(self, opponent: tuple[str, str]) -> None:
+    def watching(self, count: int) -> None:
+        """Say how many spectators watch the match being played."""
+        self._watchers = count
+        if self._opponent is not None:
+            self._publish()
+
+    def _publish(self) -> None:
+        """Update the announcement to what it should say now, after any update
+        still going out (so that they arrive in order)."""
+        self._update = asyncio.get_running_loop().create_task(self._mark_playing(self._update))
+
+    async def _mark_playing(self, earlier: asyncio.Task[None] | None) -> None:
         from zeroconf import ServiceInfo
 
-        registering = self._registering
-        if registering is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await registering
-        info = self._info
-        if self._zc is None or info is None or self._closing is not None:
+        for waiting in (self._registering, earlier):
+            if waiting is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await waiting
+        info, opponent = self._info, self._opponent
+        if self._zc is None or info is None or opponent is None or self._closing is not None:
             return
         updated = ServiceInfo(
             SERVICE_TYPE,
             info.name,
             port=self.port,
             properties=txt_record(
-                self.name, self.fingerprint, self.suits, self.rounds, PLAYING, opponent
+                self.name,
+                self.fingerprint,
+                self.suits,
+                self.rounds,
+                PLAYING,
+                opponent,
+                self._watchers,
             ),
             server=info.server,
             parsed_addresses=self.interfaces,

@@ -119,6 +119,7 @@ class NetPeer:
         wall_clock: Callable[[], float] = time.time,
         restart: Restart | None = None,
         spectators: int = DEFAULT_SPECTATORS,
+        on_audience: Callable[[int], None] = lambda count: None,
     ) -> None:
         self._seat: Seat = session.seat
         self._session = session
@@ -157,9 +158,10 @@ class NetPeer:
         self._audience = Audience(
             spectators if self._seat is Seat.HOST else 0,
             _sender(sock),
-            lambda: self._post(Update()),
+            self._audience_changed,
             key,
         )
+        self._on_audience = on_audience
         """For a host: who watches, and what each is sent (:mod:`lcnet.audience`)."""
         self.addresses: tuple[str, ...] = ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
@@ -575,6 +577,10 @@ class NetPeer:
             self._notice(link.REDIAL_NOTICE)
 
     # -- status
+
+    def _audience_changed(self) -> None:
+        self._on_audience(len(self._audience.watchers))
+        self._post(Update())
 
     def _notice(self, text: str) -> None:
         self._post(Update(notice=text))

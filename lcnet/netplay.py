@@ -364,6 +364,7 @@ async def host_match(
             fresh_game=identity.game_ledger(player.home),
             restart=new_match,
             spectators=player.spectators,
+            on_audience=lambda count: announcers[-1].watching(count) if announcers else None,
         )
         peer.addresses = tuple(addresses)
         return await run_client(peer, player)

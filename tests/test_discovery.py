@@ -351,6 +351,12 @@ def test_a_match_being_played_is_announced_with_its_opponent() -> None:
     assert found.watchable and not found.joinable
     assert found.status == f"playing Bob ({other})"
     assert found.to_json()["opponent"] == {"name": "Bob", "fingerprint": other}
+    watched = discovery.txt_record("Alice", FP, 5, 3, discovery.PLAYING, ("Bob", other), 3)
+    raw_watched = {k.encode(): v.encode() for k, v in watched.items()}
+    seen = discovery.game_from_record("y", raw_watched, ["10.0.0.1"], 5000)
+    assert seen is not None and seen.watchers == 3 and seen.status.endswith(", 3 watching")
+    odd = discovery.game_from_record("y", {**raw_watched, b"watch": b"-1"}, ["10.0.0.1"], 5000)
+    assert odd is not None and odd.watchers == 0
     # An opponent that is not a valid name and fingerprint is left out, not trusted.
     bad = discovery.game_from_record("x", {**raw, b"ofp": b"nonsense"}, ["10.0.0.1"], 5000)
     assert bad is not None and bad.opponent is None and bad.watchable

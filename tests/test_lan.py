@@ -179,6 +179,16 @@ def test_a_match_being_played_is_announced_as_such_and_a_spectator_finds_it(
                 assert watcher.stdout is not None
                 while b"round 1 begins" not in await watcher.stdout.readline():
                     pass
+            async with asyncio.timeout(DEADLINE):  # and the announcement counts it
+                while True:
+                    games = await spawn_in(
+                        lan.b, ["games", "--json", "--timeout", "2"], tmp_path / "g"
+                    )
+                    code, out, err = await finish(games)
+                    assert code == 0, (out, err)
+                    (game,) = json.loads(out)
+                    if game["watchers"] == 1:
+                        break
             host_code, _, host_err = await finish(host, b"resign\n")
             assert host_code == 0, host_err
             code, _, err = await finish(joiner)
