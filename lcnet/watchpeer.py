@@ -65,6 +65,8 @@ class Watching:
     show: Callable[[str], None] = print
     board: bool = False
     """Also show the public board after each move."""
+    on_file: Callable[[Path], None] = lambda path: None
+    """Told the spectator's replay file when it is made (at the first frame)."""
 
 
 @dataclass(frozen=True)
@@ -192,4 +194,5 @@ class _Spectating:
             software=f"lcnet {__version__}",
         )
         self.writer = ReplayWriter.create(self.path, header)
+        self.how.on_file(self.path)
         return self.writer

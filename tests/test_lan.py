@@ -557,5 +557,6 @@ def test_three_machines_host_joiner_and_spectators(lan3: Lan3, tmp_path: Path) -
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
         assert verdict.summary == audit.audit_file(replay_file(tmp_path / "h")).summary
         assert sum(" over, deck verified" in line for line in out.splitlines()) == 3
+        assert f"lcnet: saving the match to {spectator_file}" in watch_err
 
     asyncio.run(main())

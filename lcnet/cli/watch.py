@@ -122,6 +122,9 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
         timeout=args.timeout,
         show=lambda line: print(line, flush=True),
         board=args.board,
+        on_file=lambda path: print(
+            f"lcnet: saving the match to {path}", file=sys.stderr, flush=True
+        ),
     )
     watched = asyncio.run(watch(host, port, how))
     if watched.stopped is not None:
