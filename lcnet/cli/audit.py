@@ -229,7 +229,8 @@ def _print_verdict(path: str, verdict: audit.Verdict) -> None:
     for seat, name in verdict.names.items():
         print(f"  {seat}: {name}, key {verdict.fingerprints[seat]}")
     if verdict.options:
-        print(f"  options: {verdict.options['suits']} suits, {verdict.options['rounds']} rounds")
+        rounds = verdict.options["rounds"]
+        print(f"  options: {verdict.options['suits']} suits, {rounds} round{'s' * (rounds != 1)}")
     for number, scores in enumerate(verdict.round_scores, start=1):
         print(f"  round {number}: {scores[0]} : {scores[1]}")
     if verdict.bad is not None:
