@@ -51,6 +51,8 @@ EVIDENCE_PART: Final = b"evidence"
 """The part before an evidence frame in a message to a spectator."""
 
 NO_GAME: Final = bytes(wire.HASH_SIZE)
+"""The game id of a control frame sent before any match exists (``busy``,
+a spectator's first ``watch``, the host's answer to it)."""
 
 NO_SPECTATORS_REASON: Final = "this host takes no spectators (lcnet host --spectators 0)"
 NOT_THIS_MATCH_REASON: Final = "this host is not playing that match (it plays another, or none)"
@@ -66,7 +68,6 @@ def full_reason(limit: int) -> str:
 @dataclass
 class Watcher:
     name: str
-    key: bytes
     fingerprint: str
     acked: int = 0
     """Transcript frames the spectator said it has (its last ``watch``)."""
@@ -110,9 +111,6 @@ class Audience:
         """Who watches now: (name, key fingerprint), in the order they came."""
         return tuple((w.name, w.fingerprint) for w in self._watchers.values())
 
-    def is_watcher(self, ident: bytes) -> bool:
-        return ident in self._watchers
-
     def behind(self, frames: int) -> bool:
         """Whether a spectator has said it holds fewer than ``frames`` frames."""
         return any(w.acked < frames for w in self._watchers.values())
@@ -129,7 +127,7 @@ class Audience:
         watcher = self._watchers.get(ident)
         if watcher is None:
             fingerprint = hashing.fingerprint(message.key)
-            watcher = self._watchers[ident] = Watcher(message.name, message.key, fingerprint)
+            watcher = self._watchers[ident] = Watcher(message.name, fingerprint)
             self._on_change()
         previous, watcher.acked = watcher.acked, message.have
         if watcher.live and message.have > previous:
@@ -175,9 +173,12 @@ class Audience:
     def forward(self, step: Step, frames: int) -> None:
         """Send what the host just wrote to its file to every live spectator;
         ``frames`` is the transcript's length after the step."""
+        if step.evidence is not None:
+            self.evidence.append(step.evidence.raw)  # kept for a spectator yet to come
+        if not self._watchers:
+            return  # nobody watches (a joiner, a host without spectators): no work a step
         parts: list[bytes] = []
         if step.evidence is not None:
-            self.evidence.append(step.evidence.raw)
             parts += [EVIDENCE_PART, step.evidence.raw]
         if step.accepted is not None:
             parts.append(step.accepted.raw)

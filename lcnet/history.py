@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -107,9 +107,6 @@ class Tally:
     def played(self) -> int:
         return self.won + self.drawn + self.lost
 
-    def __str__(self) -> str:
-        return f"{self.won}-{self.drawn}-{self.lost}"
-
 
 @dataclass
 class Record:
@@ -162,7 +159,7 @@ def read_match(path: Path, cache: dict[str, Any] | None = None) -> Match | None:
     found = _audit(path, data)
     if found is not None and cache is not None and not playing:
         cache[digest] = _to_cache(found)
-    return found if not playing or found is None else _replace_playing(found)
+    return found if not playing or found is None else replace(found, playing=True)
 
 
 def _audit(path: Path, data: bytes) -> Match | None:
@@ -216,12 +213,6 @@ def _audit(path: Path, data: bytes) -> Match | None:
         game_id=verdict.game_id,
         bot=str(header.extra["bot"]) if "bot" in header.extra else None,
     )
-
-
-def _replace_playing(found: Match) -> Match:
-    from dataclasses import replace
-
-    return replace(found, playing=True)
 
 
 def _to_cache(found: Match) -> dict[str, Any]:
@@ -304,8 +295,6 @@ def _read_cache(path: Path) -> dict[str, Any]:
 def _mark_copies(matches: list[Match]) -> list[Match]:
     """Of two files that would count the same match for the same seat (a copy),
     the older is counted and the other listed as its copy."""
-    from dataclasses import replace
-
     seen: dict[tuple[str, str], Path] = {}
     out = []
     for match in reversed(matches):  # oldest first

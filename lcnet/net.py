@@ -41,7 +41,7 @@ from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where i
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
-from lcnet.audience import DEFAULT_SPECTATORS, SPECTATOR_GRACE, Audience
+from lcnet.audience import DEFAULT_SPECTATORS, NO_GAME, SPECTATOR_GRACE, Audience
 from lcnet.engine import Turn
 from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
@@ -76,9 +76,6 @@ HEARTBEAT_TIMEOUT_MS: Final = 5000
 
 CLOSE_LINGER_MS: Final = 2000
 """On close, up to 2 s to deliver what is still queued (the last frames)."""
-
-NO_GAME: Final = bytes(wire.HASH_SIZE)
-"""The game id in a busy frame sent before any match exists."""
 
 
 Restart = Callable[[], tuple[Session, Callable[[Session], ReplayWriter]]]

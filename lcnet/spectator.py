@@ -65,8 +65,6 @@ class Spectator:
         self.evidence: list[bytes] = list(evidence or ())
         self.observer = Observer()
         self._collector = Collector()
-        self.host_has = 0
-        """How many frames the host said it holds (its last ``sync``)."""
         self._acked = 0
         self.dropped = 0
         """Messages that were no next frame, no evidence and no ``sync`` of this match."""
@@ -82,7 +80,7 @@ class Spectator:
         """The match is over, or in dispute: nothing after can change the verdict."""
         return self.observer.is_over or self.observer.dispute is not None
 
-    def record(self) -> MatchRecord:
+    def _record(self) -> MatchRecord:
         """The match so far, as ``lcnet replay`` would load it (names, positions)."""
         observer = self.observer
         return MatchRecord(
@@ -97,7 +95,7 @@ class Spectator:
 
     def board(self) -> list[str]:
         """The public board now, as ``lcnet replay --text`` shows the same step."""
-        record = self.record()
+        record = self._record()
         if not record.positions:
             return []
         position: Position = record.positions[-1]
@@ -160,7 +158,6 @@ class Spectator:
         if frame.game != self.observer.game_id or not frame.signed_by(host_key):
             self.dropped += 1
             return
-        self.host_has = message.have
         if message.have > self.have:
             out.ask = True
 
