@@ -86,6 +86,18 @@ LEVELS: dict[str, str] = {
 }
 """The levels a person chooses from, weakest first, each with one line for help texts."""
 
+
+def _panel_bot(name: str) -> BotFactory:
+    """The factory of panel member ``name`` (imported only when one is made)."""
+
+    def make(rng: random.Random, **options: str) -> Bot:
+        from lcnet.bots.panel import PANEL
+
+        return PANEL[name](rng, **options)
+
+    return make
+
+
 BOTS: dict[str, BotFactory] = {
     # The levels (LEVELS), weakest first.
     "easy": _easy_bot,
@@ -100,6 +112,14 @@ BOTS: dict[str, BotFactory] = {
     # with greedy or mcts.
     "cautious": _cautious_bot,
     "aggressive": _aggressive_bot,
+    # Panel opponents (lcnet/bots/panel/): written from how people play,
+    # sharing no code with greedy or mcts. slow and rival are held out of
+    # any tuning (docs/BOTS.md, "The panel").
+    "committer": _panel_bot("committer"),
+    "hoarder": _panel_bot("hoarder"),
+    "gambler": _panel_bot("gambler"),
+    "slow": _panel_bot("slow"),
+    "rival": _panel_bot("rival"),
 }
 """Every bot name, and how to make each."""
 
