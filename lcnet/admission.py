@@ -77,9 +77,9 @@ def admit(
     from now on, not new); ``check_peer``: raises :class:`UserError` to
     refuse a joiner's name and key.
     """
-    joiner_key = session.keys.get(Seat.JOINER)
+    joiner_key = session.keys.get(session.seat.other)  # in a rematch, the host of that match
     if joiner_key is not None and frame.signed_by(joiner_key) and frame.game == session.game_id:
-        return Admit()  # the joiner, on a new connection (handover)
+        return Admit()  # the opponent, on a new connection (handover)
     message = frame.message
     if not isinstance(message, wire.Hello | wire.Sync):
         return Ignore()

@@ -132,6 +132,10 @@ class BotPeerProcess:
                 await asyncio.wait_for(self._drain, BOT_PEER_EXIT_TIMEOUT)
 
 
+PLAY_REMATCHES: Final = 1000
+"""How many more matches ``lcnet play``'s bot agrees to (as many as a person would ask)."""
+
+
 async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) -> int:
     """``lcnet play``: a person (joiner) against a built-in bot (host, its own process)."""
     arguments = [
@@ -151,6 +155,8 @@ async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) 
         "--peer-timeout",
         str(player.timing.peer_timeout),
         "--no-announce",  # a match on this machine: nothing to tell the network
+        "--rematch",  # the person's bot plays again as often as the person asks
+        str(PLAY_REMATCHES),
     ]
     refuse_empty_input(player)
     check_replays_dir(player.replays)

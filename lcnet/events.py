@@ -134,3 +134,22 @@ class Step:
     accepted: wire.Frame | None = None
     evidence: wire.Frame | None = None
     outgoing: list[wire.Frame] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What each player said of another match (:mod:`lcnet.rematch`): ``None``
+    not yet, then yes or no."""
+
+    ours: bool | None = None
+    theirs: bool | None = None
+
+    @property
+    def agreed(self) -> bool:
+        """Both want another match: it starts."""
+        return bool(self.ours and self.theirs)
+
+    @property
+    def declined(self) -> bool:
+        """One of them does not: there is none."""
+        return self.ours is False or self.theirs is False

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from lcnet.engine import Turn, View
 from lcnet.errors import LcnetError
-from lcnet.events import DisputeInfo, Event, MatchOptions
+from lcnet.events import DisputeInfo, Event, MatchOptions, Offer
 from lcnet.seat import Seat
 from lcnet.status import Status as Status  # where it always was
 
@@ -60,6 +60,9 @@ class MatchState:
     """For a host: where the opponent can join it (``ADDRESS:PORT``)."""
     watchers: tuple[tuple[str, str], ...] = ()
     """For a host: who watches the match (name, key fingerprint)."""
+    rematch: Offer | None = None
+    """Once the match is over (and no dispute stopped it), what each player said
+    of another match with the seats swapped; ``None`` when none may follow."""
 
     @property
     def totals(self) -> tuple[int, int]:
@@ -114,4 +117,11 @@ class MatchClient(Protocol):
 
     async def resign(self) -> None:
         """Give up (sent as soon as this player may speak)."""
+        ...
+
+    async def rematch(self, ok: bool, *, wait: float | None = None) -> bool:
+        """Once the match is over: say whether this player wants another, with
+        the seats swapped; with ``ok``, wait (at most ``wait`` seconds) for the
+        opponent's answer. Whether both want it (the caller then returns, and
+        the next match starts)."""
         ...

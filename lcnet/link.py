@@ -203,8 +203,10 @@ class Link:
     :meth:`fail` the link is closed: it answers nothing more.
     """
 
-    def __init__(self, seat: Seat, timing: Timing, now: float) -> None:
+    def __init__(self, seat: Seat, timing: Timing, now: float, *, role: Seat | None = None) -> None:
         self.seat = seat
+        self.role = seat if role is None else role
+        """The socket's side (the host's binds): the seat, but in a rematch (swapped)."""
         self.timing = timing
         self.status = Status.WAITING_FOR_PEER if seat is Seat.HOST else Status.CONNECTING
         self.closed = False
@@ -217,7 +219,7 @@ class Link:
         self._ping_n = 0
         self._redial_at: float | None = None
         """A joiner's connection dropped and ZeroMQ has not said it redials: when to."""
-        self._fresh = seat is Seat.HOST
+        self._fresh = seat is Seat.HOST and self.role is Seat.HOST
         """A host of a new match (not resumed): it may give up on a stalled opening."""
         self._frames = 0
         self._progress_at = now
@@ -366,7 +368,7 @@ class Link:
 
     def connected(self, now: float, match: Snapshot) -> list[Action]:
         """The joiner's connection was made (or made again): catch up on what was lost."""
-        if self.closed or self.seat is not Seat.JOINER:
+        if self.closed or self.role is not Seat.JOINER:
             return []
         self._redial_at = None
         return [*self._sync(now, match, force=True), ResendLastOwn()]
@@ -377,7 +379,7 @@ class Link:
 
     def disconnected(self, now: float) -> list[Action]:
         """The joiner's connection dropped: unless ZeroMQ redials soon, the link does."""
-        if self.closed or self.seat is not Seat.JOINER:
+        if self.closed or self.role is not Seat.JOINER:
             return []
         self._redial_at = now + REDIAL_GRACE
         return self._set(Status.DISCONNECTED) if self.status is Status.PLAYING else []

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from lcnet import hashing
 from lcnet.errors import LcnetError
+from lcnet.events import Offer
 from lcnet.frontend import MatchState
 from lcnet.session import Session
 
@@ -21,6 +22,7 @@ def state_of(
     failure: LcnetError | None = None,
     addresses: tuple[str, ...] = (),
     watchers: tuple[tuple[str, str], ...] = (),
+    rematch: Offer | None = None,
 ) -> MatchState:
     """What a screen shows of ``session`` now."""
     track = session.round
@@ -44,4 +46,5 @@ def state_of(
         failure=failure,
         addresses=addresses,
         watchers=watchers,
+        rematch=rematch,
     )

@@ -36,7 +36,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import admission, link, wire
+from lcnet import admission, link, rematch, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
@@ -49,7 +49,15 @@ from lcnet.errors import LocalFailure as LocalFailure
 from lcnet.errors import NetError as NetError
 from lcnet.errors import Refused as Refused
 from lcnet.errors import Unreachable as Unreachable
-from lcnet.events import ControlReceived, DisputeRaised, FrameDropped, FrameGap, MatchEnded, Step
+from lcnet.events import (
+    ControlReceived,
+    DisputeRaised,
+    FrameDropped,
+    FrameGap,
+    MatchEnded,
+    Offer,
+    Step,
+)
 from lcnet.frontend import MatchState, Status, Update
 from lcnet.identity import KeyChanged as KeyChanged
 from lcnet.link import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
@@ -117,30 +125,25 @@ class NetPeer:
         restart: Restart | None = None,
         spectators: int = DEFAULT_SPECTATORS,
         on_audience: Callable[[int], None] = lambda count: None,
+        role: Seat | None = None,
     ) -> None:
         self._seat: Seat = session.seat
+        self._role: Seat = session.seat if role is None else role
+        """Which socket this side has: the host's (bound, many peers) or the joiner's.
+        The seat in the match is the same but in a rematch, which swaps the seats."""
         self._session = session
         self._sock = sock
-        self._writer: ReplayWriter | None = None
-        self._open_writer: Callable[[Session], ReplayWriter] | None = None
-        if isinstance(writer, ReplayWriter):
-            self._writer = writer
-        else:
-            self._open_writer = writer
+        self._file = _File(writer, wall_clock)
         self._timing = timing
-        self._peer_check = peer_check
-        self._fresh_game = fresh_game
-        """For a host: whether a game id is new to it (and from now on, not new)."""
         self._restart = restart
         """For a host: a new match to wait in when an opening stalls (see
         :attr:`Timing.opening_timeout`); without it, the host stops instead."""
         key = self._signing_key = signing_key or session.signing_key
+        self._door = _Door(sock, self._role, key, peer_check, fresh_game, self._post)
         self._clock = clock
-        self._wall = wall_clock
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
-        self._link = Link(self._seat, timing, clock())
+        self._link = Link(self._seat, timing, clock(), role=self._role)
         """Every decision that depends on time (see :mod:`lcnet.link`)."""
-        self._peer_ident: bytes | None = None
         self._line: _JoinerLine | None = None
         """For a joiner: its connection's events, and the redial (:class:`link.Redial`)."""
         self._failure: UserError | None = None
@@ -150,16 +153,17 @@ class NetPeer:
         self.dropped = 0
         """Messages dropped because they did not decode, verify or belong here
         (for a joiner, also those too large to read, which cost a connection)."""
-        self.turned_away = 0
-        """Third peers sent away with a busy frame."""
         self._audience = Audience(
-            spectators if self._seat is Seat.HOST else 0,
+            spectators if self._role is Seat.HOST else 0,
             _sender(sock),
             self._audience_changed,
             key,
         )
         self._on_audience = on_audience
         """For a host: who watches, and what each is sent (:mod:`lcnet.audience`)."""
+        self._talk = _Talk(self._say, lambda: self._post(Update()))
+        self._previous: Session | None = None
+        """The match before this one, when this one is its rematch."""
         self.addresses: tuple[str, ...] = ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
         ``lcnet join`` reads it), for the waiting screen."""
@@ -180,7 +184,12 @@ class NetPeer:
 
     @property
     def replay_path(self) -> Path | None:
-        return self._writer.path if self._writer is not None else None
+        return self._file.path
+
+    @property
+    def turned_away(self) -> int:
+        """Third peers sent away with a busy frame."""
+        return self._door.turned_away
 
     @property
     def failure(self) -> UserError | None:
@@ -194,6 +203,7 @@ class NetPeer:
             failure=self._failure,
             addresses=self.addresses,
             watchers=self._audience.watchers,
+            rematch=self._talk.offer if self._rematch_possible() else None,
         )
 
     async def next_update(self) -> Update:
@@ -224,6 +234,41 @@ class NetPeer:
         if self._failure is not None:
             raise self._failure
 
+    async def rematch(self, ok: bool, *, wait: float | None = None) -> bool:
+        """Say whether this player wants another match (:class:`_Talk`); then
+        :meth:`successor` runs it."""
+        return self._rematch_possible() and await self._talk.answer(ok, wait)
+
+    def _rematch_possible(self) -> bool:
+        return self._failure is None and rematch.possible(self._session)
+
+    def successor(self, session: Session, writer: Callable[[Session], ReplayWriter]) -> NetPeer:
+        """The agreed rematch, ``session``, on this connection; call after
+        ``aclose(keep_socket=True)``, so that this peer reads nothing more."""
+        peer = NetPeer(
+            session,
+            self._sock,
+            writer=writer,
+            timing=self._timing,
+            signing_key=self._signing_key,
+            clock=self._clock,
+            wall_clock=self._file.wall,
+            spectators=self._audience.limit,
+            on_audience=self._on_audience,
+            role=self._role,
+        )
+        peer._door.peer, peer._previous, peer.addresses = (
+            self._door.peer,
+            self._session,
+            self.addresses,
+        )
+        return peer
+
+    def _say(self, message: wire.Message) -> None:
+        """Send a control frame of this match, if it still can."""
+        with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
+            self._send(self._session.control(message).raw)
+
     # -- running
 
     def start(self) -> None:
@@ -246,24 +291,26 @@ class NetPeer:
         while self._audience.behind(len(self._session.chain)) and self._clock() < deadline:
             await asyncio.sleep(0.05)
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, keep_socket: bool = False) -> None:
+        """Stop; ``keep_socket``: for the rematch's :meth:`successor`."""
         self._say_bye()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self._sock.close(linger=CLOSE_LINGER_MS)
-        if self._writer is not None:
-            self._writer.close()
+        if not keep_socket:
+            self._sock.close(linger=CLOSE_LINGER_MS)
+        self._file.close()
 
     def _say_bye(self) -> None:
         """Tell the opponent this side quits an unfinished match (advisory, see
         :class:`wire.Bye`), so that its screen says so at once."""
-        connected = self._seat is Seat.JOINER or self._peer_ident is not None
+        connected = self._role is Seat.JOINER or self._door.peer is not None
         if self._failure is None and connected and _owes_bye(self._session):
-            with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
-                self._send(self._session.control(wire.Bye()).raw)
+            self._say(wire.Bye())
+        elif self._rematch_possible():
+            self._talk.leave()  # no rematch: the opponent's screen says so at once
 
     # -- receiving
 
@@ -274,10 +321,16 @@ class NetPeer:
             # turn, say) before this frame's work (a round's check) starts.
             await asyncio.sleep(0)
             try:
-                parts = await self._sock.recv_multipart()
+                # Poll, then take the message without waiting: a peer closed
+                # for a rematch (cancelled at the poll) leaves every message
+                # unread for the next match's peer.
+                await self._sock.poll()  # readable
+                parts = await self._sock.recv_multipart(flags=zmq.NOBLOCK)
+            except zmq.Again:
+                continue
             except zmq.ZMQError:
                 return
-            if len(parts) != (2 if self._seat is Seat.HOST else 1):
+            if len(parts) != (2 if self._role is Seat.HOST else 1):
                 self.dropped += 1
                 continue
             ident, raw = (b"", *parts) if len(parts) == 1 else parts
@@ -302,29 +355,34 @@ class NetPeer:
             self.dropped += 1
             if self._seat is Seat.JOINER and session.next_seq <= 1:
                 self._fail(IncompatiblePeer(str(exc)))
-            elif self._seat is Seat.HOST and ident != self._peer_ident:
-                self._turn_away(ident, str(exc))
+            elif self._role is Seat.HOST and ident != self._door.peer:
+                self._door.turn_away(session, ident, str(exc))
             return
         except wire.MalformedFrame:
             self.dropped += 1
             return
-        if self._seat is Seat.HOST and ident != self._peer_ident:
+        if self._role is Seat.HOST and ident != self._door.peer:
             if isinstance(frame.message, wire.Watch):
                 refusal = self._audience.request(ident, frame, session, self._clock())
                 if refusal is not None:
-                    self._turn_away(ident, refusal)
+                    self._door.turn_away(session, ident, refusal)
                 return
-            if not self._accept_sender(ident, frame):
+            admitted = self._door.admit(session, ident, frame)
+            if not admitted:
+                self.dropped += admitted is None
                 return
         if frame.message.CONTROL:
             self._on_control(frame)
             return
+        if self._previous is not None and (wrong := rematch.check_opening(self._previous, frame)):
+            self._fail(Refused(wrong))
+            return
         if self._seat is Seat.JOINER and isinstance(frame.message, wire.Welcome):
             try:
-                self._check_peer(Seat.HOST, frame.message.name, frame.message.key)
+                self._door.check_peer(session, Seat.HOST, frame.message.name, frame.message.key)
             except KeyChanged as exc:
                 # Say no to the host too, so that it drops the match it opened.
-                self._turn_away(b"", exc.refusal, game=frame.game)
+                self._door.turn_away(session, b"", exc.refusal, game=frame.game)
                 raise
         step = session.receive_frame(frame)
         if step.accepted is not None or step.events:
@@ -335,59 +393,6 @@ class NetPeer:
             else:
                 self.dropped += sum(1 for e in step.events if isinstance(e, FrameDropped))
         self._commit(step)
-
-    def _accept_sender(self, ident: bytes, frame: wire.Frame) -> bool:
-        """The host talks to one joiner: the one that signs as the joiner of this
-        match (the rule is :func:`lcnet.admission.admit`; this carries it out)."""
-        if ident == self._peer_ident:
-            return True
-        decision = admission.admit(
-            self._session,
-            frame,
-            in_match=self._in_match(),
-            own_key=bytes(self._signing_key.verify_key),
-            fresh_game=self._fresh_game,
-            check_peer=self._check_peer,
-        )
-        match decision:
-            case admission.Admit():
-                self._peer_ident = ident
-                return True
-            case admission.Ignore():
-                self.dropped += 1
-                return False
-            case admission.TurnAway(reason=KeyChanged() as changed):
-                self._post(Update(warning=changed))
-                self._turn_away(ident, changed.refusal)
-            case admission.TurnAway() as away:
-                if isinstance(frame.message, wire.Hello) and away.text != admission.BUSY_REASON:
-                    self._notice(f"turned away a peer: {away.text}")
-                self._turn_away(ident, away.text)
-        return False
-
-    def _in_match(self) -> bool:
-        """Whether the host has an opponent (the match may be over, or resumed)."""
-        return self._peer_ident is not None or Seat.JOINER in self._session.keys
-
-    def _turn_away(self, ident: bytes, reason: str, *, game: bytes | None = None) -> None:
-        """Send a peer that is not our opponent away, with the reason (a joiner
-        refusing its host's welcome sends the same frame to the host)."""
-        busy = wire.make_frame(
-            wire.Busy(reason=_clip_utf8(reason, wire.MAX_REASON_BYTES)),
-            self._signing_key,
-            game=game or self._session.game_id or NO_GAME,
-        )
-        if self._seat is Seat.JOINER:
-            _send_now(self._sock, [busy.raw])
-        else:
-            self.turned_away += 1
-            _send_now(self._sock, [ident, busy.raw])
-
-    def _check_peer(self, seat: Seat, name: str, key: bytes) -> None:
-        if self._peer_check is not None and seat not in self._session.keys:
-            caution = self._peer_check(seat, name, key)
-            if caution is not None:
-                self._post(Update(caution=caution))
 
     def _on_control(self, frame: wire.Frame) -> None:
         message = frame.message
@@ -402,6 +407,10 @@ class NetPeer:
             return
         if isinstance(message, wire.Bye):
             self._apply(self._link.left(_snapshot(self._session)))
+            return
+        if isinstance(message, wire.Rematch):
+            if self._rematch_possible():  # an offer before the end means nothing
+                self._talk.heard(message.ok)
             return
         self._heard()
         if isinstance(message, wire.Ping):
@@ -425,7 +434,7 @@ class NetPeer:
     def _commit(self, step: Step) -> None:
         """Record a step in the replay file, then send its frames (in that order)."""
         try:
-            self._record(step)
+            self._file.record(self._session, step)
         except (OSError, UserError) as exc:
             # Unrecorded frames must never leave (nor be sent again by a sync):
             # the session forgets them and the peer stops, the file as it was.
@@ -441,28 +450,11 @@ class NetPeer:
                 self._ended.set()
         self._apply(self._link.stepped(self._clock(), _snapshot(self._session)))
 
-    def _record(self, step: Step) -> None:
-        if (
-            self._writer is None
-            and self._open_writer is not None
-            and (step.accepted is not None or step.outgoing)
-        ):
-            # The file is named after the game, known from the first frame on.
-            self._writer = self._open_writer(self._session)
-        writer = self._writer
-        if writer is not None:
-            writer.append_step(
-                received=step.accepted.raw if step.accepted is not None else None,
-                note={"received": round(self._wall(), 3)} if step.accepted is not None else None,
-                evidence=step.evidence.raw if step.evidence is not None else None,
-                sent=[frame.raw for frame in step.outgoing],
-            )
-
     def _send(self, raw: bytes) -> None:
-        if self._seat is Seat.JOINER:
+        if self._role is Seat.JOINER:
             _send_now(self._sock, [raw])
-        elif self._peer_ident is not None:
-            _send_now(self._sock, [self._peer_ident, raw])
+        elif self._door.peer is not None:
+            _send_now(self._sock, [self._door.peer, raw])
 
     def _send_sync(self) -> None:
         session = self._session
@@ -517,24 +509,21 @@ class NetPeer:
         """The opponent took the opening no further: turn it away, drop the files
         of a match in which nothing was played, and wait for another opponent."""
         seconds = self._timing.opening_timeout
-        name = self._session.names.get(Seat.JOINER, "the opponent")
-        if self._peer_ident is not None:
-            self._turn_away(
-                self._peer_ident,
+        name = self._session.names.get(self._seat.other, "the opponent")
+        if self._door.peer is not None:
+            self._door.turn_away(
+                self._session,
+                self._door.peer,
                 f"the match's opening went no further for {seconds:g} s; this host "
                 "gave up on it and waits for another opponent",
             )
-        path = self.replay_path
-        if self._writer is not None and path is not None:
-            self._writer.close()
-            path.unlink(missing_ok=True)
-            delete_secret(path)
-        self._writer = None
+        self._file.discard()
         if self._restart is None:
             self._fail(Refused(f"{name} took the opening no further for {seconds:g} s"))
             return
-        self._session, self._open_writer = self._restart()
-        self._peer_ident = None
+        self._session, open_writer = self._restart()
+        self._file = _File(open_writer, self._file.wall)
+        self._door.peer = None
         self._audience.reset()
         self._notice(
             f"{name} took the opening no further for {seconds:g} s: nothing was played, "
@@ -543,7 +532,7 @@ class NetPeer:
 
     async def _pump_loop(self) -> None:
         """Feed the link the clock and (a joiner's) connection events, and act on them."""
-        line = self._line = _JoinerLine(self._sock) if self._seat is Seat.JOINER else None
+        line = self._line = _JoinerLine(self._sock) if self._role is Seat.JOINER else None
         try:
             # A closed link (the side failed) has nothing more to time: the loop ends.
             while not self._link.closed:
@@ -589,6 +578,158 @@ class NetPeer:
             self._apply(self._link.fail())
             self._ended.set()
             self._peer_done.set()
+
+
+class _Door:
+    """Whom a host talks to: the connection of its opponent, the one that signs
+    as its opponent in this match; every other peer is sent away with a
+    ``busy`` frame that says why (the rule is :func:`lcnet.admission.admit`;
+    this carries it out). A joiner uses it only to refuse its host's welcome."""
+
+    def __init__(
+        self,
+        sock: zmq.asyncio.Socket,
+        role: Seat,
+        signing_key: nacl.signing.SigningKey,
+        peer_check: PeerCheck | None,
+        fresh_game: Callable[[bytes], bool] | None,
+        post: Callable[[Update], None],
+    ) -> None:
+        self._sock, self._role, self._key = sock, role, signing_key
+        self._peer_check, self._post = peer_check, post
+        self._fresh_game = fresh_game
+        """For a host: whether a game id is new to it (and from now on, not new)."""
+        self.peer: bytes | None = None
+        """The opponent's connection (a host's socket serves many)."""
+        self.turned_away = 0
+
+    def admit(self, session: Session, ident: bytes, frame: wire.Frame) -> bool | None:
+        """Whether ``frame``, from a connection not the opponent's, is the
+        opponent's (then it is from now on); ``None``: ignored."""
+        decision = admission.admit(
+            session,
+            frame,
+            # The host has an opponent (the match may be over, or resumed).
+            in_match=self.peer is not None or session.seat.other in session.keys,
+            own_key=bytes(self._key.verify_key),
+            fresh_game=self._fresh_game,
+            check_peer=lambda seat, name, key: self.check_peer(session, seat, name, key),
+        )
+        match decision:
+            case admission.Admit():
+                self.peer = ident
+                return True
+            case admission.Ignore():
+                return None
+            case admission.TurnAway(reason=KeyChanged() as changed):
+                self._post(Update(warning=changed))
+                self.turn_away(session, ident, changed.refusal)
+            case admission.TurnAway() as away:
+                if isinstance(frame.message, wire.Hello) and away.text != admission.BUSY_REASON:
+                    self._post(Update(notice=f"turned away a peer: {away.text}"))
+                self.turn_away(session, ident, away.text)
+        return False
+
+    def turn_away(
+        self, session: Session, ident: bytes, reason: str, *, game: bytes | None = None
+    ) -> None:
+        """Send a peer that is not the opponent away, with the reason (a joiner
+        refusing its host's welcome sends the same frame to the host)."""
+        busy = wire.make_frame(
+            wire.Busy(reason=_clip_utf8(reason, wire.MAX_REASON_BYTES)),
+            self._key,
+            game=game or session.game_id or NO_GAME,
+        )
+        if self._role is Seat.JOINER:
+            _send_now(self._sock, [busy.raw])
+        else:
+            self.turned_away += 1
+            _send_now(self._sock, [ident, busy.raw])
+
+    def check_peer(self, session: Session, seat: Seat, name: str, key: bytes) -> None:
+        """Whether the opponent's name and key are acceptable (raises if not)."""
+        if self._peer_check is not None and seat not in session.keys:
+            caution = self._peer_check(seat, name, key)
+            if caution is not None:
+                self._post(Update(caution=caution))
+
+
+class _File:
+    """A match's replay file: written before anything is sent; opened with the
+    first frame (it is named after the game) unless given open."""
+
+    def __init__(
+        self,
+        writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
+        wall: Callable[[], float],
+    ) -> None:
+        self._writer = writer if isinstance(writer, ReplayWriter) else None
+        self._open = None if isinstance(writer, ReplayWriter) else writer
+        self.wall = wall
+
+    @property
+    def path(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    def record(self, session: Session, step: Step) -> None:
+        starts = step.accepted is not None or step.outgoing  # the game is known from then on
+        if self._writer is None and self._open is not None and starts:
+            self._writer = self._open(session)
+        if self._writer is not None:
+            self._writer.append_step(
+                received=step.accepted.raw if step.accepted is not None else None,
+                note={"received": round(self.wall(), 3)} if step.accepted is not None else None,
+                evidence=step.evidence.raw if step.evidence is not None else None,
+                sent=[frame.raw for frame in step.outgoing],
+            )
+
+    def discard(self) -> None:
+        """Close and delete the file (a match that never started), and its side file."""
+        path = self.path
+        self.close()
+        if path is not None:
+            path.unlink(missing_ok=True)
+            delete_secret(path)
+        self._writer = None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+class _Talk:
+    """One player's part in agreeing on another match (:mod:`lcnet.rematch`):
+    each side says yes or no once, in a ``rematch`` control frame."""
+
+    def __init__(self, say: Callable[[wire.Message], None], changed: Callable[[], None]) -> None:
+        self.offer = Offer()
+        self._say, self._changed = say, changed
+        self._heard = asyncio.Event()
+
+    async def answer(self, ok: bool, wait: float | None) -> bool:
+        """Say ``ok`` (the first answer stands); with ``ok``, wait at most ``wait``
+        seconds for the opponent's: whether both want another match."""
+        if self.offer.ours is None:
+            self.offer = dataclasses.replace(self.offer, ours=ok)
+            self._say(wire.Rematch(ok=ok))
+            self._changed()
+        if ok and self.offer.theirs is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._heard.wait(), wait)
+        return self.offer.agreed
+
+    def heard(self, ok: bool) -> None:
+        """The opponent's answer (its first counts)."""
+        if self.offer.theirs is None:
+            self.offer = dataclasses.replace(self.offer, theirs=ok)
+            self._heard.set()
+            self._changed()
+
+    def leave(self) -> None:
+        """This player leaves without having said yes: say no, if not said yet."""
+        if self.offer.ours is None:
+            self.offer = dataclasses.replace(self.offer, ours=False)
+            self._say(wire.Rematch(ok=False))
 
 
 _RECONNECTING: Final = zmq.EVENT_CONNECT_DELAYED | zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_CONNECTED

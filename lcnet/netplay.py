@@ -22,7 +22,7 @@ from typing import Any, Final, Protocol
 
 import zmq.asyncio
 
-from lcnet import __version__, deal, discovery, hashing, identity, wire
+from lcnet import __version__, deal, discovery, hashing, identity, rematch, wire
 from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.audience import DEFAULT_SPECTATORS
 from lcnet.bots import make_bot
@@ -92,6 +92,9 @@ class Player:
     """How a person plays this side (needed unless ``bot`` plays it)."""
     spectators: int = DEFAULT_SPECTATORS
     """For a host: how many may watch its match (``lcnet watch``; 0 forbids it)."""
+    rematches: int = 0
+    """For a bot: how many more matches it agrees to play after this one, on
+    the same connection with the seats swapped (``--rematch``)."""
     ready_fd: int | None = None
     """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
     host writes the port it listens on, as one decimal line, and closes it once it
@@ -213,28 +216,62 @@ def player_identity(player: Player) -> identity.Identity:
 # ------------------------------------------------------------------ running
 
 
-async def run_client(peer: NetPeer, player: Player) -> int:
+NextMatch = Callable[[Session], tuple[Session, Callable[[Session], ReplayWriter]]]
+"""The session and replay file of the match agreed after a finished one (a rematch)."""
+
+
+async def run_client(peer: NetPeer, player: Player, next_match: NextMatch | None = None) -> int:
     """Let the player (its bot, or a person through its front end) play
-    ``peer``'s side to the end (or until it quits)."""
+    ``peer``'s side to the end (or until it quits); then, as long as both
+    players want another match (``next_match`` makes it), the next one on the
+    same connection. The exit code is the last match's."""
     front_end = player.front_end
-    try:
-        peer.start()
+    while True:
+        again = False
+        try:
+            peer.start()
+            if player.bot is not None:
+                code = await drive_bot(peer, player.bot, player.say, rematch=player.rematches > 0)
+            elif front_end is not None:
+                code = await front_end.run(peer)
+            else:
+                raise LocalProtocolError("a person plays this side, but no front end was given")
+            offer = peer.state.rematch
+            again = next_match is not None and offer is not None and offer.agreed
+            if peer.session.is_over and not again:
+                await peer.wait_closed()
+        finally:
+            await peer.aclose(keep_socket=again)
+        # The line mode has said where the match is saved; the full screen is gone by now.
+        said = player.bot is None and front_end is not None and front_end.says_where_saved
+        _finish(peer, player, announce=not said)
+        if peer.failure is not None:
+            raise peer.failure
+        if not again or next_match is None:
+            return code
+        player.rematches -= 1
+        session, open_writer = next_match(peer.session)
         if player.bot is not None:
-            code = await drive_bot(peer, player.bot, player.say)
-        elif front_end is not None:
-            code = await front_end.run(peer)
-        else:
-            raise LocalProtocolError("a person plays this side, but no front end was given")
-        if peer.session.is_over:
-            await peer.wait_closed()
-    finally:
-        await peer.aclose()
-    # The line mode has said where the match is saved; the full screen is gone by now.
-    said = player.bot is None and front_end is not None and front_end.says_where_saved
-    _finish(peer, player, announce=not said)
-    if peer.failure is not None:
-        raise peer.failure
-    return code
+            player.say(f"another match, the seats swapped: this side is the {session.seat} now")
+        peer = peer.successor(session, open_writer)
+
+
+def _next_match(player: Player, me: identity.Identity, extra: dict[str, Any]) -> NextMatch:
+    """How this side makes the rematch of a finished match: a new master
+    secret, the other seat, a replay file of its own that names the match
+    before (``rematch_of``) and says, as the first one did, where the
+    connection is (so that ``lcnet resume`` finds it again)."""
+
+    def after(finished: Session) -> tuple[Session, Callable[[Session], ReplayWriter]]:
+        master = deal.new_master_secret()
+        session = rematch.next_session(finished, me.signing_key, master)
+        assert finished.game_id is not None
+        header = {**extra, "rematch_of": finished.game_id.hex()}
+        if session.options is not None:
+            header.update(suits=session.options.suits, rounds=session.options.rounds)
+        return session, _writer_factory(player, master, header)
+
+    return after
 
 
 def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
@@ -278,10 +315,14 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
         player.say(f"continue it later with: {command()} resume {path}")
 
 
-async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) -> int:
+async def drive_bot(
+    client: MatchClient, spec: str, say: Callable[[str], None], *, rematch: bool = False
+) -> int:
     """A built-in bot plays ``client``'s side. A bot that searches thinks in a
     worker thread, so that the connection stays responsive; a quick one plays
-    in place (handing it to a thread would cost more than its turn)."""
+    in place (handing it to a thread would cost more than its turn). At the
+    end it says whether it wants another match (``rematch``), and waits for
+    the opponent's answer (at most :data:`REMATCH_WAIT`) if it does."""
     bot = make_bot(spec)
     while True:
         state = client.state
@@ -296,10 +337,16 @@ async def drive_bot(client: MatchClient, spec: str, say: Callable[[str], None]) 
                 await client.play(turn)
             continue
         if state.is_over or client.status is Status.OVER:
+            await client.rematch(rematch, wait=REMATCH_WAIT)
             return _exit_code(client)
         update = await client.next_update()
         if update.notice:
             say(update.notice)
+
+
+REMATCH_WAIT: Final = 600.0
+"""Seconds a bot that wants another match waits for the opponent's answer
+(a person may look at the result for a while first)."""
 
 
 def _exit_code(client: MatchClient) -> int:
@@ -367,7 +414,7 @@ async def host_match(
             on_audience=lambda count: announcers[-1].watching(count) if announcers else None,
         )
         peer.addresses = tuple(addresses)
-        return await run_client(peer, player)
+        return await run_client(peer, player, _next_match(player, me, extra))
     finally:
         for announcer in announcers:
             await announcer.aclose()  # the goodbye, also on errors and Ctrl-C
@@ -451,7 +498,7 @@ async def join_match(
             timing=player.timing,
             peer_check=check,
         )
-        return await run_client(peer, player)
+        return await run_client(peer, player, _next_match(player, me, extra))
     finally:
         context.destroy(linger=CLOSE_LINGER_MS)
 
@@ -495,13 +542,15 @@ async def resume_match(
             f"the match in {path} is already over; see it with: {command()} replay {path}"
         )
     extra = contents.header.extra
+    # The socket's side: the seat's, but in a rematch (PROTOCOL.md §6.7), which swaps the seats.
+    role = {"host": Seat.HOST, "joiner": Seat.JOINER}.get(str(extra.get("role")), seat)
     writer, _ = ReplayWriter.reopen(path)
     for frame in due.outgoing:  # frames owed at the crash: record them before sending
         writer.append_frame(frame.raw)
     context = zmq.asyncio.Context()
     addresses: list[str] = []
     try:
-        if seat is Seat.HOST:
+        if role is Seat.HOST:
             bind = str(extra.get("bind", EVERY_ADDRESS))
             if port is None:
                 port = int(extra.get("port", 0))
@@ -525,10 +574,12 @@ async def resume_match(
             timing=player.timing,
             peer_check=identity.tofu_check(player.home, accept_new_key=player.accept_new_key),
             spectators=player.spectators,
+            role=role,
         )
         peer.addresses = tuple(addresses)
         player.say(f"resuming {path}: {session.owed()}")
-        return await run_client(peer, player)
+        keep = {k: v for k, v in extra.items() if k in ("role", "bind", "port", "host")}
+        return await run_client(peer, player, _next_match(player, me, keep))
     finally:
         context.destroy(linger=CLOSE_LINGER_MS)
 

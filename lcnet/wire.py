@@ -441,6 +441,18 @@ class Watch(Message):
     }
 
 
+@dataclass(frozen=True)
+class Rematch(Message):
+    """Control, between the players of a finished match: whether the sender
+    wants another one with the seats swapped (``ok``), or not
+    (docs/PROTOCOL.md §6.7). Advisory until both have said yes."""
+
+    TYPE: ClassVar[str] = "rematch"
+    CONTROL: ClassVar[bool] = True
+    ok: bool
+    CHECKS: ClassVar[Mapping[str, _Check]] = {"ok": _is_bool}
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -462,6 +474,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Bye,
         Busy,
         Watch,
+        Rematch,
     )
 }
 

@@ -11,10 +11,11 @@ import dataclasses
 import random
 from pathlib import Path
 
+from lcnet import rematch
 from lcnet.bots import Bot
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
-from lcnet.events import MatchOptions, Step
+from lcnet.events import MatchOptions, Offer, Step
 from lcnet.frontend import MatchState, Status, Update
 from lcnet.localmatch import Peer, new_peers
 from lcnet.matchstate import state_of
@@ -37,6 +38,7 @@ class LocalClient:
         options: MatchOptions | None = None,
         rng: random.Random | None = None,
         names: dict[Seat, str] | None = None,
+        bot_rematch: bool | None = None,
     ) -> None:
         rng = rng or random.Random()
         self._seat = seat
@@ -57,6 +59,12 @@ class LocalClient:
         self._status = Status.PLAYING
         self._queue: list[tuple[Seat, bytes]] = []
         self._started = False
+        self._bot_rematch = bot_rematch
+        """The bot's answer to another match (``None``: it never answers, like a
+        peer that does not know ``rematch``)."""
+        self._offer = Offer()
+        self.rematches = 0
+        """How many times both agreed (the next match itself is not played here)."""
 
     @property
     def seat(self) -> Seat:
@@ -69,7 +77,10 @@ class LocalClient:
 
     @property
     def state(self) -> MatchState:
-        return state_of(self.session, addresses=self.addresses)
+        offer = None
+        if self._bot_rematch is not None and rematch.possible(self.session):
+            offer = dataclasses.replace(self._offer, theirs=self._bot_rematch)
+        return state_of(self.session, addresses=self.addresses, rematch=offer)
 
     def _post(self, update: Update) -> None:
         self._updates.put_nowait(dataclasses.replace(update, state=self.state))
@@ -104,6 +115,15 @@ class LocalClient:
         if self.session.speaker is self._seat:
             self._after(self._seat, self.session.resign())
             self._pump()
+
+    async def rematch(self, ok: bool, *, wait: float | None = None) -> bool:
+        if self._bot_rematch is None or not rematch.possible(self.session):
+            return False
+        self._offer = dataclasses.replace(self._offer, ours=ok)
+        agreed = ok and self._bot_rematch
+        self.rematches += agreed
+        self._post(Update())
+        return agreed
 
     def _after(self, seat: Seat, step: Step) -> None:
         peer = self._peers[seat]

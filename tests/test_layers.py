@@ -35,6 +35,7 @@ CORE = frozenset(
         "lcnet.link",
         "lcnet.observer",
         "lcnet.phases",
+        "lcnet.rematch",
         "lcnet.seat",
         "lcnet.session",
         "lcnet.status",

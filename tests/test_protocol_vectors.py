@@ -71,3 +71,19 @@ def test_the_specified_watch_frame() -> None:
     assert wire.make_frame(message, key, game=bytes.fromhex(game)).raw == spec
     frame = wire.decode_frame(spec)
     assert isinstance(frame.message, wire.Watch) and frame.signed_by(bytes(key.verify_key))
+
+
+def test_the_specified_rematch_frame() -> None:
+    # §8.2's rematch, rebuilt from its inputs: the host's yes, for the match above.
+    from lcnet import wire
+
+    text = SPEC.read_text(encoding="utf-8").split("asks for another with this\n`rematch`", 1)[1]
+    block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
+    assert block is not None
+    spec = bytes.fromhex("".join(block.group(1).split()))
+    key = nacl.signing.SigningKey(bytes(range(32)))
+    _, _, game = spec_frames()
+    assert wire.make_frame(wire.Rematch(ok=True), key, game=bytes.fromhex(game)).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Rematch) and frame.message.ok
+    assert frame.signed_by(bytes(key.verify_key))

@@ -267,6 +267,32 @@ def test_resigning_asks_first_then_ends_the_match() -> None:
     assert "you resigned: random bot wins" in "\n".join(seen["final"])
 
 
+@pytest.mark.parametrize("bot_agrees", [True, False])
+def test_the_result_screen_offers_another_match_and_a_asks_for_it(bot_agrees: bool) -> None:
+    client = local_client(bot_rematch=bot_agrees)
+    seen: dict[str, str] = {}
+
+    async def scenario(ui: GameUI, keys: PipeInput) -> None:
+        await my_move(ui)
+        keys.send_text("R")
+        await wait_until(ui, lambda: ui.turn.confirm is Confirm.RESIGN, "the resign question")
+        keys.send_text("y")
+        await wait_until(ui, lambda: ui.tracker.ended is not None, "the end of the match")
+        seen["offer"] = "\n".join(render(ui.app))
+        keys.send_text("a")  # with a bot that declined, nothing to ask: `a` does nothing
+        if not bot_agrees:
+            keys.send_text("q")
+
+    assert play(client, scenario) == ExitCode.FINISHED
+    offer = re.sub(r"\s+", " ", seen["offer"])
+    if bot_agrees:
+        assert "random bot asks for another match, with the seats swapped" in offer
+        assert client.rematches == 1  # `a` agreed, and the screen left for the next match
+    else:
+        assert "random bot does not want another match. Press q to leave." in offer
+        assert client.rematches == 0
+
+
 def test_a_dispute_says_what_the_opponent_did_and_where_the_evidence_is() -> None:
     client = ScriptedClient(options=MatchOptions(rounds=1))
     client.replay = Path("replays/match-host.lcnet")

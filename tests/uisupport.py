@@ -140,12 +140,16 @@ class ScriptedClient(LocalClient):
         return update if update.state is not None else dataclasses.replace(update, state=self.state)
 
 
-def local_client(*, rounds: int = 1, suits: int = 5, seed: int = 3) -> LocalClient:
-    """A human (host) against a random bot, through two real sessions."""
+def local_client(
+    *, rounds: int = 1, suits: int = 5, seed: int = 3, bot_rematch: bool | None = None
+) -> LocalClient:
+    """A human (host) against a random bot, through two real sessions
+    (``bot_rematch``: the bot's answer to another match, see LocalClient)."""
     return LocalClient(
         make_bot("random", random.Random(seed)),
         options=MatchOptions(suits=suits, rounds=rounds),
         rng=random.Random(seed),
+        bot_rematch=bot_rematch,
     )
 
 

@@ -43,15 +43,26 @@ exit status:
 
 
 def add_player_arguments(
-    parser: argparse.ArgumentParser, *, bot_help: str, connects: bool = True
+    parser: argparse.ArgumentParser, *, bot_help: str, connects: bool = True, rematch: bool = True
 ) -> None:
     """The options of a player; ``connects``: whether this command may connect
-    to a host (a host only listens, and waits as long as it takes)."""
+    to a host (a host only listens, and waits as long as it takes);
+    ``rematch``: whether a bot may play this side (and so needs ``--rematch``)."""
     parser.add_argument(
         "--bot",
         metavar="LEVEL",
         help=f"{bot_help}. Levels: {bot_choices()} (options: NAME:key=value, e.g. hard:time=0.5)",
     )
+    if rematch:
+        parser.add_argument(
+            "--rematch",
+            type=_count,
+            default=0,
+            metavar="N",
+            help="with --bot: play up to N more matches when the opponent asks for "
+            "one at the end, each on the same connection with the seats swapped "
+            "(default 0: the bot declines). A person is asked at the end of each match",
+        )
     parser.add_argument(
         "--replays",
         metavar="DIR",
@@ -146,7 +157,20 @@ def name_on_first_use(
         return
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"0 or more, not {value}")
+    return value
+
+
 def player_from(args: argparse.Namespace) -> Player:
+    rematches = getattr(args, "rematch", 0)
+    if rematches and args.bot is None:
+        raise UsageError("--rematch is for --bot: a person is asked at the end of each match")
     if args.bot is not None:
         from lcnet.bots import parse_bot_spec
 
@@ -181,6 +205,7 @@ def player_from(args: argparse.Namespace) -> Player:
         front_end=None if args.bot is not None else StandardStreams(),
         ready_fd=args.ready_fd,
         spectators=getattr(args, "spectators", DEFAULT_SPECTATORS),
+        rematches=rematches,
     )
 
 

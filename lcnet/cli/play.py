@@ -47,7 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, metavar="R", help="rounds in the match (default 3)"
     )
-    add_player_arguments(parser, bot_help=f"the bot to play against (default {DEFAULT_BOT})")
+    add_player_arguments(
+        parser, bot_help=f"the bot to play against (default {DEFAULT_BOT})", rematch=False
+    )
     parser.set_defaults(func=run)
 
 

@@ -139,6 +139,10 @@ class GameUI(Redrawn):
             elif isinstance(event, MatchEnded | DisputeRaised):
                 self.screens.append(Screen(type(event)))
                 self.turn.stop()
+            offer = self.tracker.state.rematch
+            if offer is not None and offer.agreed:
+                self._exit()  # the next match starts (a new screen)
+                return
             if lines:
                 # A result or a dispute leads with what matters most.
                 ending = isinstance(event, MatchEnded | DisputeRaised)
@@ -149,6 +153,13 @@ class GameUI(Redrawn):
     def _say(self, text: str, *, error: bool = False) -> None:
         self.message, self.message_is_error = text, error
         self._changed()
+
+    def ask_rematch(self) -> None:
+        """Say yes to another match: it starts (:meth:`_pump`) once both said yes."""
+        self.app.create_background_task(self._rematch())
+
+    async def _rematch(self) -> None:
+        await self.client.rematch(True, wait=0)  # the answer comes as an update
 
     def _exit(self) -> None:
         self.app.exit(result=self.tracker.exit_code())

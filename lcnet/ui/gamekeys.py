@@ -59,6 +59,8 @@ class When(enum.Enum):
     SCREEN = "a summary"
     """A round summary, the result or a dispute over the board."""
     HISTORY = "the moves"
+    REMATCH = "the end"
+    """The match is over, and another may follow: the player has not said yet."""
 
 
 def filters(ui: GameUI) -> dict[When, Filter]:
@@ -88,6 +90,10 @@ def filters(ui: GameUI) -> dict[When, Filter]:
         When.ALERT: alerting & ~helping & ~confirming,
         When.SCREEN: on_screen & ~helping & ~confirming & ~showing_ids & ~alerting,
         When.HISTORY: history,
+        When.REMATCH: Condition(lambda: ui.tracker.rematch_question() is not None)
+        & ~typing
+        & ~confirming
+        & ~helping,
     }
 
 
@@ -138,6 +144,13 @@ KEYS: Final[tuple[Row, ...]] = (
         When.NOT_TYPING,
         "quit (asks first while the match runs)",
         lambda ui, key: ui.act(ui.turn.ask(Confirm.QUIT)),
+    ),
+    Row(
+        ("a",),
+        When.REMATCH,
+        "another match, the seats swapped (the result screen offers it)",
+        lambda ui, key: ui.ask_rematch(),
+        listed=False,
     ),
     Row(
         ("f1",),

@@ -45,6 +45,8 @@ HELP_LINES: Final = (
     "  board (show the table again), resign, quit (or end of input)",
 )
 QUIT_WORDS: Final = ("quit", "exit", "q")
+AGAIN_WORDS: Final = ("again", "yes", "y")
+REMATCH_PROMPT: Final = "Type 'again' for it, or 'quit' to leave."
 HELP_WORDS: Final = ("help", "?", "h")
 BOARD_WORDS: Final = ("board", "show", "b")
 HINT_WORDS: Final = ("hint",)
@@ -144,6 +146,7 @@ class LineGame:
         self._shown_at: tuple[int, int] | None = None
         self.put_down: PutDown | None = None
         """A put-down typed alone, waiting for its draw on the next line."""
+        self._asked_again = False
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -158,6 +161,9 @@ class LineGame:
             while True:
                 if line is None and self.tracker.may_move():
                     self.prompt()
+                    line = asyncio.ensure_future(self.reader.readline())
+                elif line is None and self._may_ask_again():
+                    self.say(f"{self.tracker.rematch_question()} {REMATCH_PROMPT}")
                     line = asyncio.ensure_future(self.reader.readline())
                 waiting: set[asyncio.Task[Any]] = {updates}
                 if line is not None:
@@ -174,7 +180,7 @@ class LineGame:
                         update.failure.shown = True  # said once, here
                     if isinstance(update.event, RoundVerified):
                         self.say(*self._scoring())
-                    if self.tracker.over:
+                    if self.tracker.over and self._done_with_match():
                         return self.tracker.exit_code()
                     updates = asyncio.ensure_future(self.client.next_update())
                 if line is not None and line in done:
@@ -250,6 +256,11 @@ class LineGame:
             return None
         if key in QUIT_WORDS:
             return self._leave()
+        if key in AGAIN_WORDS and self._may_ask_again():
+            # Said now; the opponent's answer comes as an update (and quit still leaves).
+            self._asked_again = True
+            await self.client.rematch(True, wait=0)
+            return None
         if key == "resign":
             await self._resign()
             return None
@@ -335,6 +346,17 @@ class LineGame:
         self.say("you resign")
         # The move is no longer due: wait for the end of the match.
         self.tracker.note_sent()
+
+    def _may_ask_again(self) -> bool:
+        """Whether the player may still ask for another match (no line is read
+        after it did: the next one belongs to the next match)."""
+        return not self._asked_again and self.tracker.rematch_question() is not None
+
+    def _done_with_match(self) -> bool:
+        """Over, and no other match to wait for: none may follow, or it was
+        declined, or both agreed (the next one starts)."""
+        offer = self.tracker.state.rematch
+        return offer is None or offer.declined or offer.agreed
 
     def _leave(self) -> int:
         if self.tracker.over:

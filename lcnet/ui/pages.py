@@ -250,7 +250,16 @@ def screen_lines(tracker: MatchTracker, seat: Seat, screen: Screen) -> list[Line
         # Paths stay whole (the window wraps a path longer than a line).
         out.extend(_wrapped(text))
     out.append([("", "")])
-    out.append([("class:dim", " Press q to leave.")])
+    question = tracker.rematch_question()
+    offer = tracker.state.rematch
+    if question is not None:
+        out.extend(_wrapped(f"{question} Press a for it, q to leave."))
+    elif offer is not None and offer.theirs is False:
+        out.extend(_wrapped(f"{tracker.opponent} does not want another match. Press q to leave."))
+    elif offer is not None and offer.ours and offer.theirs is None:
+        out.append([("", f" Waiting for {tracker.opponent} to answer (q leaves).")])
+    else:
+        out.append([("class:dim", " Press q to leave.")])
     return out
 
 

@@ -29,6 +29,7 @@ from lcnet.events import (
     DisputeRaised,
     MatchEnded,
     MatchStarted,
+    Offer,
     PeerIdentified,
     RoundStarted,
     RoundVerified,
@@ -279,6 +280,7 @@ class MatchTracker:
         out: list[str] = []
         if update.state is not None:
             before = self.state.watchers
+            out.extend(self._rematch_news(self.state.rematch, update.state.rematch))
             self.state = update.state
             out.extend(
                 f"{name} ({fingerprint}) watches the match"
@@ -309,6 +311,29 @@ class MatchTracker:
             self.cautions.append(update.caution)
             out.append(f"CAUTION: {update.caution}")
         return out
+
+    def _rematch_news(self, before: Offer | None, now: Offer | None) -> list[str]:
+        """What changed in the offer of another match, in a sentence."""
+        if now is None or before is None:
+            return []
+        if now.ours and before.ours is None and now.theirs is None:
+            return [f"asked {self.opponent} for another match; waiting for the answer"]
+        if before.theirs == now.theirs:
+            return []
+        if not now.theirs:
+            return [f"{self.opponent} does not want another match"]
+        if now.ours:
+            return [f"{self.opponent} agrees: another match starts, the seats swapped"]
+        return [f"{self.opponent} asks for another match, the seats swapped"]
+
+    def rematch_question(self) -> str | None:
+        """What the player may say of another match now (``None``: nothing)."""
+        offer = self.state.rematch
+        if offer is None or offer.declined or offer.ours:
+            return None
+        if offer.theirs:
+            return f"{self.opponent} asks for another match, with the seats swapped"
+        return "another match, with the seats swapped?"
 
     def _event(self, event: object) -> list[str]:
         if isinstance(event, PeerIdentified):
