@@ -68,7 +68,7 @@ def full_reason(limit: int) -> str:
 @dataclass
 class Watcher:
     name: str
-    fingerprint: str
+    key: bytes
     acked: int = 0
     """Transcript frames the spectator said it has (its last ``watch``)."""
     live: bool = False
@@ -109,7 +109,12 @@ class Audience:
     @property
     def watchers(self) -> tuple[tuple[str, str], ...]:
         """Who watches now: (name, key fingerprint), in the order they came."""
-        return tuple((w.name, w.fingerprint) for w in self._watchers.values())
+        return tuple((w.name, hashing.fingerprint(w.key)) for w in self._watchers.values())
+
+    def watching(self) -> wire.Watching:
+        """Who watches, for the opponent's screen (a ``watching`` control frame)."""
+        listed = list(self._watchers.values())[: wire.MAX_LISTED_WATCHERS]
+        return wire.Watching(count=len(self._watchers), watchers=[[w.name, w.key] for w in listed])
 
     def behind(self, frames: int) -> bool:
         """Whether a spectator has said it holds fewer than ``frames`` frames."""
@@ -126,8 +131,7 @@ class Audience:
             return refusal
         watcher = self._watchers.get(ident)
         if watcher is None:
-            fingerprint = hashing.fingerprint(message.key)
-            watcher = self._watchers[ident] = Watcher(message.name, fingerprint)
+            watcher = self._watchers[ident] = Watcher(message.name, message.key)
             self._on_change()
         previous, watcher.acked = watcher.acked, message.have
         if watcher.live and message.have > previous:

@@ -59,7 +59,10 @@ class MatchState:
     addresses: tuple[str, ...] = ()
     """For a host: where the opponent can join it (``ADDRESS:PORT``)."""
     watchers: tuple[tuple[str, str], ...] = ()
-    """For a host: who watches the match (name, key fingerprint)."""
+    """Who watches the match (name, key fingerprint): the host's spectators,
+    as the host knows them or (for its opponent) tells them."""
+    unlisted_watchers: int = 0
+    """How many more watch than :attr:`watchers` names (the host names 16 at most)."""
     rematch: Offer | None = None
     """Once the match is over (and no dispute stopped it), what each player said
     of another match with the seats swapped; ``None`` when none may follow."""

@@ -23,6 +23,7 @@ def state_of(
     addresses: tuple[str, ...] = (),
     watchers: tuple[tuple[str, str], ...] = (),
     rematch: Offer | None = None,
+    unlisted_watchers: int = 0,
 ) -> MatchState:
     """What a screen shows of ``session`` now."""
     track = session.round
@@ -47,4 +48,5 @@ def state_of(
         addresses=addresses,
         watchers=watchers,
         rematch=rematch,
+        unlisted_watchers=unlisted_watchers,
     )

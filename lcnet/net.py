@@ -36,7 +36,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import admission, link, rematch, wire
+from lcnet import admission, hashing, link, rematch, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
 from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
@@ -56,6 +56,7 @@ from lcnet.events import (
     FrameGap,
     MatchEnded,
     Offer,
+    PeerIdentified,
     Step,
 )
 from lcnet.frontend import MatchState, Status, Update
@@ -164,6 +165,9 @@ class NetPeer:
         self._talk = _Talk(self._say, lambda: self._post(Update()))
         self._previous: Session | None = None
         """The match before this one, when this one is its rematch."""
+        self._watchers: tuple[tuple[str, str], ...] = ()
+        self._unlisted = 0
+        """Who watches, as the program that bound the socket last said (``watching``)."""
         self.addresses: tuple[str, ...] = ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
         ``lcnet join`` reads it), for the waiting screen."""
@@ -202,7 +206,8 @@ class NetPeer:
             self._session,
             failure=self._failure,
             addresses=self.addresses,
-            watchers=self._audience.watchers,
+            watchers=self._audience.watchers if self._role is Seat.HOST else self._watchers,
+            unlisted_watchers=0 if self._role is Seat.HOST else self._unlisted,
             rematch=self._talk.offer if self._rematch_possible() else None,
         )
 
@@ -408,6 +413,10 @@ class NetPeer:
         if isinstance(message, wire.Bye):
             self._apply(self._link.left(_snapshot(self._session)))
             return
+        if isinstance(message, wire.Watching) and self._role is Seat.JOINER:
+            self._watchers, self._unlisted = _watchers_of(message)
+            self._post(Update())
+            return
         if isinstance(message, wire.Rematch):
             if self._rematch_possible():  # an offer before the end means nothing
                 self._talk.heard(message.ok)
@@ -425,6 +434,8 @@ class NetPeer:
             self._clock(), _snapshot(self._session), have=message.have, same_head=same_head
         )
         self._apply(actions)
+        if message.have < len(session.chain) and self._audience.watchers:
+            self._say(self._audience.watching())  # it lost frames: maybe this one too
 
     def _heard(self) -> None:
         self._apply(self._link.heard(self._clock(), _snapshot(self._session)))
@@ -448,6 +459,8 @@ class NetPeer:
             self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
+            elif isinstance(event, PeerIdentified) and self._audience.watchers:
+                self._say(self._audience.watching())  # those who came before the opponent
         self._apply(self._link.stepped(self._clock(), _snapshot(self._session)))
 
     def _send(self, raw: bytes) -> None:
@@ -566,6 +579,7 @@ class NetPeer:
 
     def _audience_changed(self) -> None:
         self._on_audience(len(self._audience.watchers))
+        self._say(self._audience.watching())  # the opponent's screen shows them too
         self._post(Update())
 
     def _notice(self, text: str) -> None:
@@ -578,6 +592,13 @@ class NetPeer:
             self._apply(self._link.fail())
             self._ended.set()
             self._peer_done.set()
+
+
+def _watchers_of(message: wire.Watching) -> tuple[tuple[tuple[str, str], ...], int]:
+    """(name, fingerprint) of each spectator a ``watching`` frame names, and
+    how many more watch (it names at most :data:`wire.MAX_LISTED_WATCHERS`)."""
+    named = tuple((name, hashing.fingerprint(key)) for name, key in message.watchers)
+    return named, max(0, message.count - len(named))
 
 
 class _Door:

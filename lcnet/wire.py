@@ -43,6 +43,8 @@ MAX_FRAME_BYTES: Final = 4096
 header under 200 bytes; nothing legitimate comes close to 4 KiB."""
 
 MAX_NAME_BYTES: Final = 64
+MAX_LISTED_WATCHERS: Final = 16
+"""Spectators a `watching` frame names at most (its `count` says how many in all)."""
 """A display name, UTF-8: long enough for any nickname, short enough for a status bar."""
 
 MAX_REASON_BYTES: Final = 512
@@ -112,6 +114,16 @@ def _is_bool(v: object) -> bool:
 
 def _is_text(max_bytes: int) -> _Check:
     return lambda v: type(v) is str and len(v.encode("utf-8")) <= max_bytes and v.isprintable()
+
+
+def _is_watchers(v: object) -> bool:
+    name = _is_text(MAX_NAME_BYTES)
+    return (
+        type(v) is list
+        and len(v) <= MAX_LISTED_WATCHERS
+        and all(type(w) is list and len(w) == 2 and name(w[0]) and type(w[1]) is bytes for w in v)
+        and all(len(w[1]) == KEY_SIZE for w in v)
+    )
 
 
 def _is_version(v: object) -> bool:
@@ -442,6 +454,22 @@ class Watch(Message):
 
 
 @dataclass(frozen=True)
+class Watching(Message):
+    """Control, from the program that bound the socket to its opponent: who
+    watches the match (docs/PROTOCOL.md §6.6), so that both screens show it."""
+
+    TYPE: ClassVar[str] = "watching"
+    CONTROL: ClassVar[bool] = True
+    count: int
+    watchers: list[list[Any]]
+    """[name, key] of the first :data:`MAX_LISTED_WATCHERS` of them, in the order they came."""
+    CHECKS: ClassVar[Mapping[str, _Check]] = {
+        "count": _is_int(0, MAX_SEQ),
+        "watchers": _is_watchers,
+    }
+
+
+@dataclass(frozen=True)
 class Rematch(Message):
     """Control, between the players of a finished match: whether the sender
     wants another one with the seats swapped (``ok``), or not
@@ -475,6 +503,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Busy,
         Watch,
         Rematch,
+        Watching,
     )
 }
 

@@ -87,3 +87,20 @@ def test_the_specified_rematch_frame() -> None:
     frame = wire.decode_frame(spec)
     assert isinstance(frame.message, wire.Rematch) and frame.message.ok
     assert frame.signed_by(bytes(key.verify_key))
+
+
+def test_the_specified_watching_frame() -> None:
+    # §8.2's watching, rebuilt from its inputs: the host names Eve to its opponent.
+    from lcnet import wire
+
+    text = SPEC.read_text(encoding="utf-8").split("that Eve watches with this `watching`", 1)[1]
+    block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
+    assert block is not None
+    spec = bytes.fromhex("".join(block.group(1).split()))
+    host = nacl.signing.SigningKey(bytes(range(32)))
+    eve = bytes(nacl.signing.SigningKey(bytes(range(128, 160))).verify_key)
+    _, _, game = spec_frames()
+    message = wire.Watching(count=1, watchers=[["Eve", eve]])
+    assert wire.make_frame(message, host, game=bytes.fromhex(game)).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Watching) and frame.message.watchers == [["Eve", eve]]

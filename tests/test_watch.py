@@ -79,9 +79,11 @@ def test_spectators_from_the_start_and_mid_round_hold_the_players_frames(
                 await host.peer.next_update()
         late: list[asyncio.Future[object]] = []
         seen_watchers: set[str] = set()
+        told_joiner: set[str] = set()
 
         def hook(peer: object) -> None:
             seen_watchers.update(name for name, _ in host.peer.state.watchers)
+            told_joiner.update(name for name, _ in joiner.peer.state.watchers)
             if not late and len(host.session.chain) >= 60:  # mid-round 1
                 late.append(
                     asyncio.ensure_future(
@@ -115,6 +117,8 @@ def test_spectators_from_the_start_and_mid_round_hold_the_players_frames(
         assert host.peer._audience.dropped >= 1
         assert "Stuck" not in {name for name, _ in host.peer.state.watchers}
         assert {"Early", "Late", "Stuck"} <= seen_watchers
+        # The host told its opponent who watches: the joiner's screen shows them too.
+        assert {"Early", "Late"} <= told_joiner
 
     asyncio.run(main())
     # One line per turn, the round scores and the result, for each spectator.

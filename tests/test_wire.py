@@ -299,3 +299,20 @@ def test_a_hello_of_a_newer_minor_version_may_carry_fields_we_do_not_know() -> N
     body["v"] = [1, 0]
     with pytest.raises(wire.MalformedFrame, match="unknown field"):
         wire.decode_frame(raw_frame(body))
+
+
+@pytest.mark.parametrize(
+    "watchers",
+    [
+        [["x", bytes(32)]] * (wire.MAX_LISTED_WATCHERS + 1),  # names more than 16
+        [["x", bytes(31)]],  # not a key
+        [["a\x00b", bytes(32)]],  # a name that is not printable
+        [["x", bytes(32), 1]],  # not a [name, key] pair
+        [("x", bytes(32))],  # a pair, but not an array
+    ],
+)
+def test_a_watching_frame_names_at_most_16_spectators_each_by_name_and_key(
+    watchers: list[list[object]],
+) -> None:
+    with pytest.raises(ValueError):
+        wire.Watching(count=len(watchers), watchers=watchers)

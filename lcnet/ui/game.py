@@ -379,7 +379,7 @@ class GameUI(Redrawn):
             left += f"  round {state.round_number} of {self.tracker.rounds}"
             left += f"  turn {len(self.tracker.turns) + 1}"
         if state.watchers:
-            left += f"  {len(state.watchers)} watching"
+            left += f"  {len(state.watchers) + state.unlisted_watchers} watching"
         right = f"you ({self.client.seat}) vs {clip(self.tracker.opponent, 24)} "
         return spread([("", f" {left}")], [("", right)], self.width())
 

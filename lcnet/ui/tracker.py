@@ -465,6 +465,8 @@ class MatchTracker:
                 lines.extend(f"  ! {caution}" for caution in self.cautions)
         for name, fingerprint in state.watchers:
             lines.append(f"watching: {name}, key {fingerprint}")
+        if state.unlisted_watchers:
+            lines.append(f"watching: {state.unlisted_watchers} more, not named by the host")
         return lines
 
     @property
