@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
+import signal
 from pathlib import Path
 
 import nacl.signing
@@ -33,7 +35,17 @@ from lcnet.session import Session
 from lcnet.spectator import Spectator
 from lcnet.watchpeer import Watching, watch
 from tests.cheaters import Cheater, once
-from tests.netutil import DEADLINE, LOOPBACK, local_host, local_joiner
+from tests.netutil import (
+    DEADLINE,
+    LOOPBACK,
+    TIMING_ARGS,
+    finish,
+    local_host,
+    local_joiner,
+    replay_file,
+    spawn_host,
+    spawn_listening,
+)
 
 
 def _identity(n: int, name: str) -> identity.Identity:
@@ -290,3 +302,60 @@ def test_with_the_board_each_move_is_told_once(tmp_path: Path) -> None:
             shown.extend(board)
     moves = [line for line in shown if ", turn " in line and line.startswith("round 1/")]
     assert len(moves) == len(set(moves)) >= 40  # one board a move, each move once
+
+
+def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it(
+    tmp_path: Path,
+) -> None:
+    """The host is killed mid-round and resumed with ``lcnet resume``: the
+    spectator that watched from the start goes on from what it holds, one that
+    comes to the resumed match catches up from frame 0, and both hold the
+    players' frames and audit valid."""
+    before: list[str] = []
+    after: list[str] = []
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host_dir = tmp_path / "host"
+        proc, port = await spawn_host(host_dir, rounds=2)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=71)
+        early = asyncio.ensure_future(
+            watch(LOOPBACK, port, _watching(tmp_path, 11, "Before", before))
+        )
+        killed: list[bool] = []
+
+        def kill_mid_round(local: object) -> None:
+            track = joiner.session.round
+            if not killed and track is not None and len(track.turns) >= 10:
+                killed.append(True)
+                os.kill(proc.pid, signal.SIGKILL)
+
+        joiner.peer.start()
+        playing = asyncio.ensure_future(joiner.play(hook=kill_mid_round))
+        try:
+            assert await asyncio.wait_for(proc.wait(), DEADLINE) == -signal.SIGKILL
+            resumed, again = await spawn_listening(
+                ["resume", str(replay_file(host_dir)), "--bot", "random", *TIMING_ARGS],
+                host_dir / "home",
+                tmp_path,
+            )
+            assert again == port  # a resumed host listens where it did
+            late = asyncio.ensure_future(
+                watch(LOOPBACK, port, _watching(tmp_path, 12, "After", after))
+            )
+            code, _, err = await finish(resumed)
+            assert code == 0, err
+            async with asyncio.timeout(DEADLINE):
+                await playing
+                results = [await early, await late]
+        finally:
+            await joiner.peer.aclose()
+            ctx.term()
+        players = read_replay(joiner.path).frames
+        assert players == read_replay(replay_file(host_dir)).frames
+        for result in results:
+            assert result.verdict is not None
+            assert result.verdict.kind is audit.VerdictKind.VALID, result.verdict.summary
+            assert result.path is not None and read_replay(result.path).frames == players
+
+    asyncio.run(main())
