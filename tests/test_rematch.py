@@ -8,7 +8,6 @@ line mode asks for one and plays it against ``lcnet play``'s bot.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import nacl.signing
@@ -20,7 +19,7 @@ from lcnet.netplay import Player, host_match, join_match
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.session import Session
-from tests.netutil import DEADLINE, LOOPBACK, TIMING_ARGS, finish, lcnet_env
+from tests.netutil import DEADLINE, LOOPBACK, TIMING_ARGS, finish, spawn
 
 FAST = Timing(ping_interval=0.2, peer_timeout=5.0, connect_timeout=15.0)
 
@@ -102,18 +101,8 @@ def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -
     typed = b"resign\nagain\nresign\nquit\n"
 
     async def main() -> tuple[int, str, str]:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "lcnet",
-            *["play", "--bot", "medium", "--rounds", "1", *TIMING_ARGS],
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=lcnet_env(tmp_path / "home"),
-            cwd=tmp_path,
-        )
-        return await finish(proc, typed)
+        args = ["play", "--bot", "medium", "--rounds", "1", *TIMING_ARGS]
+        return await finish(await spawn(args, tmp_path / "home", tmp_path, typed=True), typed)
 
     code, out, err = asyncio.run(main())
     assert code == 0, err
