@@ -106,7 +106,7 @@ def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -
 
     code, out, err = asyncio.run(main())
     assert code == 0, err
-    assert "another match, with the seats swapped" in out
+    assert "another match, with the seats swapped" in out.lower()
     assert out.count("Type 'again' for it") == 2  # after each match
     files = sorted((tmp_path / "replays").glob("*.lcnet"))
     assert len(files) == 4, "two matches, each saved by both sides"

@@ -530,7 +530,8 @@ class GameUI(Redrawn):
 
     def _status(self) -> StyleAndTextTuples:
         if self.tracker.over:
-            choices = ["q quit "]
+            again = self.tracker.rematch_question() is not None
+            choices = ["a another match  q quit " if again else "q quit "]
         elif not self.tracker.match_started:
             choices = ["? help  q quit "]  # no moves to list, nothing to type or resign yet
         else:

@@ -332,8 +332,8 @@ class MatchTracker:
         if offer is None or offer.declined or offer.ours:
             return None
         if offer.theirs:
-            return f"{self.opponent} asks for another match, with the seats swapped"
-        return "another match, with the seats swapped?"
+            return f"{self.opponent} asks for another match, with the seats swapped."
+        return "Another match, with the seats swapped?"
 
     def _event(self, event: object) -> list[str]:
         if isinstance(event, PeerIdentified):
