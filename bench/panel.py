@@ -13,10 +13,11 @@ thinking time measured. Prints one table: per member the rounds, the bot's
 win rate with its 95% Wilson interval (draws count as not won), its mean
 margin a round with a 95% t interval over the deals, and its mean time a
 move; then one line per member, ``BOT_vs_MEMBER_win: 61.5 %``. The defaults
-(medium, 40 rounds) take a few seconds; hard takes about 0.4 s a move, so
-``--bot hard --rounds 40`` takes about 20 minutes on one core (``--jobs 2``
-halves it on an idle machine; the 0.9 s cap makes hard's play depend on the
-machine's load, ``hard:iterations=250`` does not).
+(medium, 40 rounds) take a few seconds. Hard plays about 22 moves a round
+at 0.4 s each on a quiet machine: ``--bot hard --rounds 40`` is some 30
+minutes of CPU (it took 35 minutes with ``--jobs 2`` on a busy machine),
+400 rounds about ten times that. The 0.9 s cap makes hard's play depend on
+the machine's load; ``hard:iterations=250`` does not.
 """
 
 from __future__ import annotations
