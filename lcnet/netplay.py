@@ -337,7 +337,14 @@ async def drive_bot(
                 await client.play(turn)
             continue
         if state.is_over or client.status is Status.OVER:
-            await client.rematch(rematch, wait=REMATCH_WAIT)
+            agreed = await client.rematch(rematch, wait=REMATCH_WAIT)
+            offer = client.state.rematch
+            if rematch and not agreed and offer is not None:
+                say(
+                    "the opponent does not want another match"
+                    if offer.theirs is False
+                    else "no answer to the offer of another match"
+                )
             return _exit_code(client)
         update = await client.next_update()
         if update.notice:

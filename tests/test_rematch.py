@@ -24,9 +24,11 @@ from tests.netutil import DEADLINE, LOOPBACK, TIMING_ARGS, finish, spawn
 FAST = Timing(ping_interval=0.2, peer_timeout=5.0, connect_timeout=15.0)
 
 
-def _bots(tmp_path: Path, host_rematches: int, joiner_rematches: int) -> tuple[int, int]:
+def _bots(
+    tmp_path: Path, host_rematches: int, joiner_rematches: int, said: list[str] | None = None
+) -> tuple[int, int]:
     """A host bot and a joiner bot, in this process over loopback, each with
-    its own identity and folder; their exit codes."""
+    its own identity and folder; their exit codes (``said``: the host's lines)."""
     players = [
         Player(
             bot="greedy",
@@ -34,7 +36,7 @@ def _bots(tmp_path: Path, host_rematches: int, joiner_rematches: int) -> tuple[i
             replays=tmp_path / side,
             home=tmp_path / f"{side}-home",
             timing=FAST,
-            say=lambda text: None,
+            say=(said.append if said is not None and side == "host" else lambda text: None),
         )
         for side, count in (("host", host_rematches), ("joiner", joiner_rematches))
     ]
@@ -92,7 +94,9 @@ def test_two_bots_play_a_rematch_on_one_connection_with_the_seats_swapped(tmp_pa
 
 
 def test_a_bot_that_wants_no_rematch_ends_it_for_both(tmp_path: Path) -> None:
-    assert _bots(tmp_path, 1, 0) == (0, 0)
+    said: list[str] = []
+    assert _bots(tmp_path, 1, 0, said) == (0, 0)
+    assert "the opponent does not want another match" in said  # the host's bot says so
     assert list(_files(tmp_path / "host")) == ["host"]
     assert list(_files(tmp_path / "joiner")) == ["joiner"]
 
@@ -155,3 +159,18 @@ def test_the_next_session_swaps_the_seat_and_keeps_the_options() -> None:
     after_joiner = rematch.next_session(joiner, key, deal.new_master_secret())
     assert after_joiner.seat is Seat.HOST
     assert after_joiner.options == MatchOptions(suits=6, rounds=2)
+
+
+def test_in_line_mode_the_question_takes_only_its_answers(tmp_path: Path) -> None:
+    # A word that is not an answer is told so (not taken for a turn); "no" leaves.
+    typed = b"resign\nplay r7, draw deck\nno\n"
+
+    async def main() -> tuple[int, str, str]:
+        args = ["play", "--bot", "medium", "--rounds", "1", *TIMING_ARGS]
+        return await finish(await spawn(args, tmp_path / "home", tmp_path, typed=True), typed)
+
+    code, out, err = asyncio.run(main())
+    assert code == 0, err
+    assert "error: the match is over; type 'again' for another one, or 'quit'" in out
+    assert "not a turn" not in out
+    assert len(list((tmp_path / "replays").glob("*.lcnet"))) == 2  # one match, both sides

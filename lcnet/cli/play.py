@@ -33,6 +33,8 @@ examples:
 In the game: arrows or 1-8 select a card, p plays it, d discards it, then
 choose the draw: Enter for the deck or a suit letter for its discard pile.
 You can also type moves: `+r7 deck`, `-b3 g`, `play r7, draw deck`.
+When a match ends, a (line mode: `again`) asks for another one with the
+seats swapped; the bot always agrees. q (`quit`) leaves.
 """
 
 

@@ -46,6 +46,7 @@ HELP_LINES: Final = (
 )
 QUIT_WORDS: Final = ("quit", "exit", "q")
 AGAIN_WORDS: Final = ("again", "yes", "y")
+NO_WORDS: Final = ("no", "n")
 REMATCH_PROMPT: Final = "Type 'again' for it, or 'quit' to leave."
 HELP_WORDS: Final = ("help", "?", "h")
 BOARD_WORDS: Final = ("board", "show", "b")
@@ -245,6 +246,8 @@ class LineGame:
         key = words.lower()
         if not words:
             return None
+        if self._may_ask_again():  # the match is over: the one question left
+            return await self._answer_rematch(key)
         if key in HELP_WORDS:
             self.say(*HELP_LINES)
             return None
@@ -256,11 +259,6 @@ class LineGame:
             return None
         if key in QUIT_WORDS:
             return self._leave()
-        if key in AGAIN_WORDS and self._may_ask_again():
-            # Said now; the opponent's answer comes as an update (and quit still leaves).
-            self._asked_again = True
-            await self.client.rematch(True, wait=0)
-            return None
         if key == "resign":
             await self._resign()
             return None
@@ -346,6 +344,20 @@ class LineGame:
         self.say("you resign")
         # The move is no longer due: wait for the end of the match.
         self.tracker.note_sent()
+
+    async def _answer_rematch(self, key: str) -> int | None:
+        """The answer to the offer of another match (the match is over)."""
+        if key in NO_WORDS or key in QUIT_WORDS:
+            return self._leave()
+        if key not in AGAIN_WORDS:
+            self.say("error: the match is over; type 'again' for another one, or 'quit'")
+            return None
+        # Said now; the opponent's answer comes as an update (and quit still leaves).
+        self._asked_again = True
+        if await self.client.rematch(True, wait=0):
+            self.say(f"{self.tracker.opponent} agrees: another match starts, the seats swapped")
+            return self.tracker.exit_code()
+        return None
 
     def _may_ask_again(self) -> bool:
         """Whether the player may still ask for another match (no line is read
