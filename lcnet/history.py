@@ -255,8 +255,17 @@ def history(directories: Sequence[Path], *, home: Path | None = None) -> list[Ma
     if cache != before:
         with contextlib.suppress(Exception):  # a cache that cannot be written is only slower
             identity.write_json(cache_path, {"version": CACHE_VERSION, "verdicts": cache})
-    matches.sort(key=lambda m: (m.created, str(m.path)), reverse=True)
+    # Two matches begun in the same second (a quick rematch): the one whose
+    # file was last written ended later.
+    matches.sort(key=lambda m: (m.created, _written(m.path), str(m.path)), reverse=True)
     return _mark_copies(_without_bot_sides(matches))
+
+
+def _written(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _without_bot_sides(matches: list[Match]) -> list[Match]:

@@ -9,6 +9,7 @@ side, by key rather than by name, and leave out every other file.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from collections import deque
@@ -271,3 +272,35 @@ def test_a_bot_s_side_is_left_out_only_where_its_opponent_s_file_tells_the_match
     (folder / "person.lcnet").unlink()
     (alone,) = history([folder], home=tmp_path)
     assert alone.path.name == "bot.lcnet" and alone.bot == "easy" and alone.result == "lost"
+
+
+def test_matches_begun_in_the_same_second_are_listed_in_the_order_they_ended(
+    tmp_path: Path,
+) -> None:
+    # A quick rematch starts in the second the match before it ended.
+    first = play_match(
+        tmp_path,
+        "z-first",
+        host=ADA,
+        joiner=BEN,
+        resigns=Seat.JOINER,
+        seed=5,
+        created="2026-12-07T02:48:23Z",
+    )
+    second = play_match(
+        tmp_path,
+        "a-second",
+        host=BEN,
+        joiner=ADA,
+        resigns=Seat.HOST,
+        seed=6,
+        created="2026-12-07T02:48:23Z",
+    )
+    os.utime(first[Seat.HOST], (1_000_000, 1_000_000))
+    os.utime(second[Seat.JOINER], (1_000_060, 1_000_060))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    for path in (first[Seat.HOST], second[Seat.JOINER]):
+        shutil.copy2(path, mine / path.name)
+    listed = [m.path.name for m in history([mine], home=tmp_path / "home")]
+    assert listed == [second[Seat.JOINER].name, first[Seat.HOST].name]  # newest first
