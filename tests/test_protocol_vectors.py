@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nacl.signing
 
+from lcnet import wire
 from lcnet.events import MatchOptions
 from lcnet.observer import Observer
 from lcnet.seat import Seat
@@ -57,50 +58,43 @@ def test_an_independent_reader_accepts_the_specified_frames() -> None:
     assert observer.names == {Seat.JOINER: "Joe", Seat.HOST: "Hana"}
 
 
-def test_the_specified_watch_frame() -> None:
-    # §8.2's watch, rebuilt from its inputs, and read back as a host reads it.
-    from lcnet import wire
-
-    text = SPEC.read_text(encoding="utf-8").split("asks with this `watch`", 1)[1]
+def control_vector(after: str) -> tuple[bytes, bytes]:
+    """The control frame the first hex block after ``after`` in §8.2 gives,
+    and the game id it is for (the match of the frames above)."""
+    text = SPEC.read_text(encoding="utf-8").split("### 8.2 Frames", 1)[1].split(after, 1)[1]
     block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
     assert block is not None
-    spec = bytes.fromhex("".join(block.group(1).split()))
-    key = nacl.signing.SigningKey(bytes(range(128, 160)))
     _, _, game = spec_frames()
-    message = wire.Watch(v=[1, 0], name="Eve", key=bytes(key.verify_key), have=2)
-    assert wire.make_frame(message, key, game=bytes.fromhex(game)).raw == spec
+    return bytes.fromhex("".join(block.group(1).split())), bytes.fromhex(game)
+
+
+HOST_KEY = nacl.signing.SigningKey(bytes(range(32)))
+EVE_KEY = nacl.signing.SigningKey(bytes(range(128, 160)))
+
+
+def test_the_specified_watch_frame() -> None:
+    # §8.2's watch, rebuilt from its inputs, and read back as a host reads it.
+    spec, game = control_vector("asks with this `watch`")
+    message = wire.Watch(v=[1, 0], name="Eve", key=bytes(EVE_KEY.verify_key), have=2)
+    assert wire.make_frame(message, EVE_KEY, game=game).raw == spec
     frame = wire.decode_frame(spec)
-    assert isinstance(frame.message, wire.Watch) and frame.signed_by(bytes(key.verify_key))
+    assert isinstance(frame.message, wire.Watch) and frame.signed_by(bytes(EVE_KEY.verify_key))
 
 
 def test_the_specified_rematch_frame() -> None:
     # §8.2's rematch, rebuilt from its inputs: the host's yes, for the match above.
-    from lcnet import wire
-
-    text = SPEC.read_text(encoding="utf-8").split("asks for another with this\n`rematch`", 1)[1]
-    block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
-    assert block is not None
-    spec = bytes.fromhex("".join(block.group(1).split()))
-    key = nacl.signing.SigningKey(bytes(range(32)))
-    _, _, game = spec_frames()
-    assert wire.make_frame(wire.Rematch(ok=True), key, game=bytes.fromhex(game)).raw == spec
+    spec, game = control_vector("asks for another with this\n`rematch`")
+    assert wire.make_frame(wire.Rematch(ok=True), HOST_KEY, game=game).raw == spec
     frame = wire.decode_frame(spec)
     assert isinstance(frame.message, wire.Rematch) and frame.message.ok
-    assert frame.signed_by(bytes(key.verify_key))
+    assert frame.signed_by(bytes(HOST_KEY.verify_key))
 
 
 def test_the_specified_watching_frame() -> None:
     # §8.2's watching, rebuilt from its inputs: the host names Eve to its opponent.
-    from lcnet import wire
-
-    text = SPEC.read_text(encoding="utf-8").split("that Eve watches with this `watching`", 1)[1]
-    block = re.search(r"\n\n((?:    [0-9a-f]{2,}\n)+)", text)
-    assert block is not None
-    spec = bytes.fromhex("".join(block.group(1).split()))
-    host = nacl.signing.SigningKey(bytes(range(32)))
-    eve = bytes(nacl.signing.SigningKey(bytes(range(128, 160))).verify_key)
-    _, _, game = spec_frames()
+    spec, game = control_vector("that Eve watches with this `watching`")
+    eve = bytes(EVE_KEY.verify_key)
     message = wire.Watching(count=1, watchers=[["Eve", eve]])
-    assert wire.make_frame(message, host, game=bytes.fromhex(game)).raw == spec
+    assert wire.make_frame(message, HOST_KEY, game=game).raw == spec
     frame = wire.decode_frame(spec)
     assert isinstance(frame.message, wire.Watching) and frame.message.watchers == [["Eve", eve]]

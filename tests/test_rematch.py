@@ -101,14 +101,20 @@ def test_a_bot_that_wants_no_rematch_ends_it_for_both(tmp_path: Path) -> None:
     assert list(_files(tmp_path / "joiner")) == ["joiner"]
 
 
-def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -> None:
-    typed = b"resign\nagain\nresign\nquit\n"
+def _play_typed(tmp_path: Path, typed: bytes) -> tuple[int, str, str]:
+    """``lcnet play`` against medium in line mode, ``typed`` on its standard input."""
 
     async def main() -> tuple[int, str, str]:
         args = ["play", "--bot", "medium", "--rounds", "1", *TIMING_ARGS]
         return await finish(await spawn(args, tmp_path / "home", tmp_path, typed=True), typed)
 
-    code, out, err = asyncio.run(main())
+    return asyncio.run(main())
+
+
+def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -> None:
+    typed = b"resign\nagain\nresign\nquit\n"
+
+    code, out, err = _play_typed(tmp_path, typed)
     assert code == 0, err
     assert "another match, with the seats swapped" in out.lower()
     assert out.count("Type 'again' for it") == 2  # after each match
@@ -165,11 +171,7 @@ def test_in_line_mode_the_question_takes_only_its_answers(tmp_path: Path) -> Non
     # A word that is not an answer is told so (not taken for a turn); "no" leaves.
     typed = b"resign\nplay r7, draw deck\nno\n"
 
-    async def main() -> tuple[int, str, str]:
-        args = ["play", "--bot", "medium", "--rounds", "1", *TIMING_ARGS]
-        return await finish(await spawn(args, tmp_path / "home", tmp_path, typed=True), typed)
-
-    code, out, err = asyncio.run(main())
+    code, out, err = _play_typed(tmp_path, typed)
     assert code == 0, err
     assert "error: the match is over; type 'again' for another one, or 'quit'" in out
     assert "not a turn" not in out
