@@ -77,14 +77,14 @@ def admit(
     from now on, not new); ``check_peer``: raises :class:`UserError` to
     refuse a joiner's name and key.
     """
-    joiner_key = session.keys.get(session.seat.other)  # in a rematch, the host of that match
-    if joiner_key is not None and frame.signed_by(joiner_key) and frame.game == session.game_id:
+    peer_key = session.keys.get(session.seat.other)  # the joiner (in a rematch, the host)
+    if peer_key is not None and frame.signed_by(peer_key) and frame.game == session.game_id:
         return Admit()  # the opponent, on a new connection (handover)
     message = frame.message
     if not isinstance(message, wire.Hello | wire.Sync):
         return Ignore()
     if in_match:
-        if isinstance(message, wire.Hello) and message.key == joiner_key:
+        if isinstance(message, wire.Hello) and message.key == peer_key:
             return TurnAway(OTHER_MATCH_REASON)
         return TurnAway(BUSY_REASON)
     if not isinstance(message, wire.Hello):

@@ -376,6 +376,9 @@ class NetPeer:
             if not admitted:
                 self.dropped += admitted is None
                 return
+            if self._seat.other in session.keys and self._audience.watchers:
+                # The opponent on a new connection: what was in flight on the old one is lost.
+                self._say(self._audience.watching())
         if frame.message.CONTROL:
             self._on_control(frame)
             return
@@ -434,8 +437,6 @@ class NetPeer:
             self._clock(), _snapshot(self._session), have=message.have, same_head=same_head
         )
         self._apply(actions)
-        if message.have < len(session.chain) and self._audience.watchers:
-            self._say(self._audience.watching())  # it lost frames: maybe this one too
 
     def _heard(self) -> None:
         self._apply(self._link.heard(self._clock(), _snapshot(self._session)))

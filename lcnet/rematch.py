@@ -15,7 +15,6 @@ from __future__ import annotations
 import nacl.signing
 
 from lcnet import wire
-from lcnet.events import Offer as Offer  # what each side said
 from lcnet.seat import Seat
 from lcnet.session import Session
 
