@@ -118,6 +118,7 @@ BOTS: dict[str, BotFactory] = {
     "committer": _panel_bot("committer"),
     "hoarder": _panel_bot("hoarder"),
     "gambler": _panel_bot("gambler"),
+    "planner": _panel_bot("planner"),
     "slow": _panel_bot("slow"),
     "rival": _panel_bot("rival"),
 }

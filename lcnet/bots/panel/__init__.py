@@ -15,6 +15,9 @@ It imports nothing of lcnet but :mod:`lcnet.cards`, :mod:`lcnet.engine`,
     Takes every discard it can use; otherwise a plain sensible player.
 ``gambler`` (:mod:`.gambler`)
     Bets on any follow-up, opens suits on little, plays rather than waits.
+``planner`` (:mod:`.planner`)
+    Plays the turn that raises the expected end-of-round worth of its
+    expeditions most, minus what a discard hands the opponent.
 ``slow`` (:mod:`.slow`)
     Opens only with a run of four, discards freely meanwhile, rushes out
     its hand when the draw pile runs short.
@@ -38,15 +41,16 @@ from lcnet.bots.panel.basics import Member
 from lcnet.bots.panel.committer import Committer
 from lcnet.bots.panel.gambler import Gambler
 from lcnet.bots.panel.hoarder import Hoarder
+from lcnet.bots.panel.planner import Planner
 from lcnet.bots.panel.rival import Rival
 from lcnet.bots.panel.slow import Slow
 
 PANEL: Final[dict[str, type[Member]]] = {
-    bot.name: bot for bot in (Committer, Hoarder, Gambler, Slow, Rival)
+    bot.name: bot for bot in (Committer, Hoarder, Gambler, Planner, Slow, Rival)
 }
 """Every member by name, in the order tables list them."""
 
-TUNING: Final = ("committer", "hoarder", "gambler")
+TUNING: Final = ("committer", "hoarder", "gambler", "planner")
 """The members a change to a bot may be tried against."""
 HELD_OUT: Final = ("slow", "rival")
 """The members a change is only confirmed on, never tuned against."""
