@@ -241,6 +241,22 @@ def test_mcts_with_one_candidate_plays_the_heuristic_turn_unsearched() -> None:
     assert bot.last_simulations == 0
 
 
+def test_the_search_overrules_the_heuristic_only_by_its_margin() -> None:
+    views = [r.view(p) for r, p in positions(seed=6, count=12)]
+
+    def search(view: View, margin: str) -> tuple[Turn, int]:
+        bot = MctsBot(random.Random(1), iterations="40", particles="32", margin=margin)
+        return bot.choose_turn(view), bot.last_simulations
+
+    free = [search(v, "0")[0] for v in views]
+    assert any(t != greedy_turn(v) for t, v in zip(free, views, strict=True)), (
+        "with no margin the search plays another turn than the heuristic somewhere"
+    )
+    held = [search(v, "100") for v in views]
+    assert [turn for turn, _ in held] == [greedy_turn(v) for v in views]
+    assert all(simulations > 0 for _, simulations in held), "it searched, and kept the heuristic's"
+
+
 def test_mcts_finds_the_last_turn_points() -> None:
     view = table_view(
         "r9 y2 y3 b2 b3 w2 w3 g2",
@@ -443,6 +459,9 @@ def test_mcts_default_budget_is_a_simulation_count_capped_below_a_second() -> No
         "mcts:late=soon",
         "mcts:tempo=2",
         "mcts:tempo=yes",
+        "mcts:margin=-1",
+        "mcts:margin=nan",
+        "mcts:margin=101",
     ],
 )
 def test_mcts_rejects_bad_options(spec: str) -> None:

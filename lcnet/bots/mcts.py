@@ -38,7 +38,14 @@ hand. The search is an information-set search at the root:
   each, every surviving candidate is simulated on the *same* fresh
   determinizations (common random numbers: the comparison between two turns
   is not drowned by the luck of the deal), then the worse half is dropped.
-  The survivor is played.
+* **The heuristic's turn stands unless beaten clearly.** The heuristic's
+  own turn is simulated on every deal, dropped or not, and the survivor is
+  played only if it beats it by ``margin`` points on average over the same
+  deals; otherwise the heuristic's turn is. The playouts model both
+  players as the heuristic, so a small edge in them is as likely to come
+  from that model as from the turn; against players unlike the heuristic,
+  trusting every edge cost more than it gained
+  (docs/experiments/2026-12-07-search-margin.md).
 
 The tree is one level deep: the root's information set and its candidate
 turns. docs/BOTS.md explains the choices and the measurements behind them.
@@ -136,6 +143,15 @@ more often outside the heuristic's best four
 (docs/experiments/2026-12-01-late-search.md)."""
 LATE_CANDIDATES: Final = 10
 """Root candidates in a late position, when ``candidates`` is not given."""
+DEFAULT_MARGIN: Final = 3.0
+"""Points a round (on average over the same sampled deals) by which the
+search's best turn must beat the heuristic's own turn to be played instead
+(``margin``; 0: the search's best always): against players unlike the
+heuristic, the search's small edges were its model's, not the game's
+(docs/experiments/2026-12-07-search-margin.md)."""
+MAX_MARGIN: Final = 100.0
+"""The largest margin accepted (more than any round's score difference is
+worth: the heuristic's turn always)."""
 LATE_FACTOR: Final = 3
 """A late position gets this many times the simulations of an early one
 (the time cap, if any, is the same)."""
@@ -257,6 +273,8 @@ class SearchConfig:
     late_spread: float = LATE_SPREAD
     """How far the simulated opponent's style strays, early and late
     (``spread`` sets both; 0 keeps the heuristic's numbers)."""
+    margin: float = DEFAULT_MARGIN
+    """Points by which a turn must beat the heuristic's own to be played instead."""
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> SearchConfig:
@@ -304,6 +322,7 @@ _OPTION_PARSERS: Final[Mapping[str, Callable[[str, str], Any]]] = {
     "miss": _float_option(1.0, zero=True),
     "particles": _int_option(1, 100_000),
     "stall": _int_option(0, 1000),
+    "margin": _float_option(MAX_MARGIN, zero=True),
 }
 """Each option's parser: its name and text to its value, or :class:`UserError`."""
 
@@ -467,6 +486,8 @@ class MctsBot:
         me = view.seat
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
+        own = 0  # the heuristic's turn (candidate_turns puts it first)
+        deals_seen = 0
         while len(alive) > 1:
             # Each phase halves the survivors (rounding down), so this many
             # phases are left, and each gets an equal share of the budget.
@@ -480,19 +501,22 @@ class MctsBot:
                 now = self._clock()
                 stop = now + max(0.0, deadline - now) / phases
             dealt = 0
+            # With a margin the heuristic's turn stays in every deal, dropped
+            # or not: the survivor is measured against it on the same deals.
+            simulated = alive if own in alive or not config.margin else [*alive, own]
             while True:
                 sim = determinizer.sample(self._rng)
                 values = deal_values(
                     sim,
-                    [candidates[i] for i in alive],
+                    [candidates[i] for i in simulated],
                     me,
                     depth,
                     self.weights,
                     self.opponent(spread),
                 )
-                for i, value in zip(alive, values, strict=True):
+                for i, value in zip(simulated, values, strict=True):
                     totals[i] += value
-                self.last_simulations += len(alive)
+                self.last_simulations += len(simulated)
                 dealt += 1
                 if deals is not None and dealt >= deals:
                     break
@@ -502,7 +526,11 @@ class MctsBot:
             # ones, so totals compare like with like. Ties keep the prior order.
             alive.sort(key=lambda i: -totals[i])
             alive = alive[: max(1, len(alive) // 2)]
-        return to_turn(candidates[alive[0]])
+            deals_seen += dealt
+        best = alive[0]
+        if config.margin and (totals[best] - totals[own]) / deals_seen < config.margin:
+            best = own
+        return to_turn(candidates[best])
 
     def determinizer(self, view: View) -> Determinizer:
         """Where the search's sampled deals come from: the deals consistent
