@@ -2,6 +2,7 @@
 
     python bench/panel.py [--bot medium] [--rounds 40] [--seed 1] [--suits 5]
                           [--members committer,hoarder,...] [--jobs 1]
+                          [--baseline medium]
 
 The bot (any spec ``lcnet selfplay`` takes: ``easy``, ``medium``, ``hard``,
 ``hard:iterations=250``, ...) plays ``--rounds`` single rounds against each
@@ -12,7 +13,12 @@ same bots' random sources, through :mod:`lcnet.selfplay`), with the bot's
 thinking time measured. Prints one table: per member the rounds, the bot's
 win rate with its 95% Wilson interval (draws count as not won), its mean
 margin a round with a 95% t interval over the deals, and its mean time a
-move; then one line per member, ``BOT_vs_MEMBER_win: 61.5 %``. The defaults
+move; then one line per member, ``BOT_vs_MEMBER_win: 61.5 %``. With ``--baseline SPEC`` (e.g.
+``medium``) that bot plays the same games too, and the table adds its win
+rate, its margin, and the difference of the two margins a round, paired
+deal by deal, with its 95% t interval (issue 47's "at least 5 points more
+than medium on the same deals"), and one more line per member,
+``BOT_minus_SPEC_vs_MEMBER: +4.0 points``. The defaults
 (medium, 40 rounds) take a few seconds. Hard plays about 22 moves a round
 at 0.4 s each on a quiet machine: ``--bot hard --rounds 40`` is some 30
 minutes of CPU (it took 35 minutes with ``--jobs 2`` on a busy machine),
@@ -43,7 +49,7 @@ from lcnet.selfplay import (
     game_rng,
     play_round,
 )
-from lcnet.stats import wilson_interval
+from lcnet.stats import MeanInterval, mean_interval, wilson_interval
 
 
 class TimedBot:
@@ -119,6 +125,26 @@ def measure(bot: str, member: str, rounds: int, seed: int, suits: int, jobs: int
     return Row(member, tally, sum(g.seconds for g in games), sum(g.moves for g in games))
 
 
+def paired_gain(row: Row, base: Row) -> MeanInterval:
+    """The bot's margin a round minus the baseline's, deal by deal (a deal
+    counts when both played its two games without a defect)."""
+
+    def by_deal(tally: Tally) -> dict[int, float]:
+        d = tally.diffs
+        deals = {i // 2 for i in d}
+        return {k: (d[2 * k] + d[2 * k + 1]) / 2 for k in deals if 2 * k in d and 2 * k + 1 in d}
+
+    ours, theirs = by_deal(row.tally), by_deal(base.tally)
+    return mean_interval([ours[k] - theirs[k] for k in sorted(ours.keys() & theirs.keys())])
+
+
+def interval_text(value: MeanInterval) -> str:
+    """``+4.0 (+1.2 to +6.8)``, or the mean alone when there is no interval."""
+    if value.low is None or value.high is None:
+        return f"{value.mean:+.1f}"
+    return f"{value.mean:+.1f} ({value.low:+.1f} to {value.high:+.1f})"
+
+
 def figure_name(spec: str) -> str:
     """``hard:iterations=250`` as a figure's name: ``hard_iterations_250``."""
     return re.sub(r"[^A-Za-z0-9]+", "_", spec).strip("_")
@@ -134,6 +160,11 @@ def main() -> None:
     parser.add_argument("--suits", type=int, choices=(5, 6), default=5)
     parser.add_argument("--members", default=",".join(PANEL), metavar="A,B,...")
     parser.add_argument("--jobs", type=int, default=1, metavar="J")
+    parser.add_argument(
+        "--baseline",
+        metavar="SPEC",
+        help="another bot to play the same games (e.g. medium): its figures and the paired gain",
+    )
     args = parser.parse_args()
     members = [m.strip() for m in args.members.split(",") if m.strip()]
     unknown = [m for m in members if m not in PANEL]
@@ -142,36 +173,50 @@ def main() -> None:
     if args.rounds < 2 or args.rounds % 2:
         parser.error("--rounds must be even (each deal is played twice) and at least 2")
     parse_bot_spec(args.bot)
+    if args.baseline:
+        parse_bot_spec(args.baseline)
     started = time.perf_counter()
     rows = []
+    bases: dict[str, Row] = {}
     for member in members:
         row = measure(args.bot, member, args.rounds, args.seed, args.suits, args.jobs)
         rows.append(row)
+        if args.baseline:
+            bases[member] = measure(
+                args.baseline, member, args.rounds, args.seed, args.suits, args.jobs
+            )
         print(f"  {member}: done at {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print(
         f"{args.bot} against the panel: {args.rounds} rounds a member "
         f"({args.rounds // 2} duplicate deals), {args.suits} suits, seed {args.seed}"
     )
+    extra_head = extra_rule = ""
+    if args.baseline:
+        extra_head = f" {args.baseline} wins | {args.baseline} margin | gain a round (95% CI) |"
+        extra_rule = " --- | --- | --- |"
     print(
         f"| member | rounds | {args.bot} wins (95% CI) | margin a round (95% CI) "
-        f"| {args.bot} ms/move |"
+        f"| {args.bot} ms/move |{extra_head}"
     )
-    print("| --- | ---: | --- | --- | ---: |")
-    defects = []
+    print(f"| --- | ---: | --- | --- | ---: |{extra_rule}")
+    defects: list[str] = []
     for row in rows:
         label = row.tally.labels[0]
         wins, games = row.tally.wins[label], row.tally.games
         low, high = wilson_interval(wins, games)
-        diff = row.tally.score_diff_ci95()
-        margin = (
-            f"{diff.mean:+.1f} ({diff.low:+.1f} to {diff.high:+.1f})"
-            if diff.low is not None and diff.high is not None
-            else f"{diff.mean:+.1f}"
-        )
+        margin = interval_text(row.tally.score_diff_ci95())
         ms = row.seconds / max(1, row.moves) * 1000
         rate = wins / games if games else 0.0
+        extra = ""
+        if args.baseline:
+            base = bases[row.member]
+            base_rate = base.tally.wins[base.tally.labels[0]] / max(1, base.tally.games)
+            base_margin = base.tally.score_diff_ci95().mean
+            gain = interval_text(paired_gain(row, base))
+            extra = f" {base_rate:.1%} | {base_margin:+.1f} | {gain} |"
         print(
-            f"| {row.member} | {games} | {rate:.1%} ({low:.1%}–{high:.1%}) | {margin} | {ms:.2f} |"
+            f"| {row.member} | {games} | {rate:.1%} ({low:.1%}–{high:.1%}) | {margin} "
+            f"| {ms:.2f} |{extra}"
         )
         defects.extend(f"{row.member}: {d}" for d in row.tally.defects)
     name = figure_name(args.bot)
@@ -179,6 +224,10 @@ def main() -> None:
         label = row.tally.labels[0]
         rate = row.tally.wins[label] / max(1, row.tally.games)
         print(f"{name}_vs_{row.member}_win: {rate * 100:.1f} %")
+    for row in rows if args.baseline else []:
+        paired = paired_gain(row, bases[row.member])
+        base_name = figure_name(args.baseline)
+        print(f"{name}_minus_{base_name}_vs_{row.member}: {paired.mean:+.1f} points")
     print(f"wall: {time.perf_counter() - started:.0f} s")
     for defect in defects:
         print(f"BOT DEFECT: {defect}")
