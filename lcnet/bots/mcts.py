@@ -246,7 +246,9 @@ class SearchConfig:
     one that a measurement supports (docs/BOTS.md, docs/experiments/)."""
 
     iterations: int | None = DEFAULT_ITERATIONS
-    """Simulations a move (:data:`LATE_FACTOR` times late); ``None``: no cap."""
+    """Simulations a move (:data:`LATE_FACTOR` times late); ``None``: no cap.
+    With a ``margin``, the heuristic's turn simulated after it was dropped
+    comes on top (up to half as many again)."""
     time: float | None = DEFAULT_TIME
     """Seconds a move; ``None``: no cap. Given alone, either is the only budget."""
     candidates: int = DEFAULT_CANDIDATES
@@ -488,13 +490,14 @@ class MctsBot:
         totals = [0.0] * len(candidates)
         own = 0  # the heuristic's turn (candidate_turns puts it first)
         deals_seen = 0
+        spent = 0  # the survivors' simulations: what the budget counts
         while len(alive) > 1:
             # Each phase halves the survivors (rounding down), so this many
             # phases are left, and each gets an equal share of the budget.
             phases = len(alive).bit_length() - 1
             deals = None
             if iterations is not None:
-                left = iterations - self.last_simulations
+                left = iterations - spent
                 deals = max(1, left // (phases * len(alive)))
             stop = None
             if deadline is not None:
@@ -503,6 +506,7 @@ class MctsBot:
             dealt = 0
             # With a margin the heuristic's turn stays in every deal, dropped
             # or not: the survivor is measured against it on the same deals.
+            # Its simulations after it was dropped come on top of the budget.
             simulated = alive if own in alive or not config.margin else [*alive, own]
             while True:
                 sim = determinizer.sample(self._rng)
@@ -517,6 +521,7 @@ class MctsBot:
                 for i, value in zip(simulated, values, strict=True):
                     totals[i] += value
                 self.last_simulations += len(simulated)
+                spent += len(alive)
                 dealt += 1
                 if deals is not None and dealt >= deals:
                     break
