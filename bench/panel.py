@@ -129,12 +129,7 @@ def paired_gain(row: Row, base: Row) -> MeanInterval:
     """The bot's margin a round minus the baseline's, deal by deal (a deal
     counts when both played its two games without a defect)."""
 
-    def by_deal(tally: Tally) -> dict[int, float]:
-        d = tally.diffs
-        deals = {i // 2 for i in d}
-        return {k: (d[2 * k] + d[2 * k + 1]) / 2 for k in deals if 2 * k in d and 2 * k + 1 in d}
-
-    ours, theirs = by_deal(row.tally), by_deal(base.tally)
+    ours, theirs = row.tally.deal_diffs(), base.tally.deal_diffs()
     return mean_interval([ours[k] - theirs[k] for k in sorted(ours.keys() & theirs.keys())])
 
 

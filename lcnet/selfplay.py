@@ -295,12 +295,18 @@ class Tally:
         games; a deal with a defective game is left out)."""
         if not self.duplicate:
             return [self.diffs[i] for i in sorted(self.diffs)]
-        deals = sorted({i // 2 for i in self.diffs})
-        return [
-            (self.diffs[2 * d] + self.diffs[2 * d + 1]) / 2
-            for d in deals
-            if 2 * d in self.diffs and 2 * d + 1 in self.diffs
-        ]
+        deals = self.deal_diffs()
+        return [deals[d] for d in sorted(deals)]
+
+    def deal_diffs(self) -> dict[int, float]:
+        """With ``duplicate``: per deal number, the mean score difference per
+        round of its two games (a deal with a defective game is left out)."""
+        d = self.diffs
+        return {
+            k: (d[2 * k] + d[2 * k + 1]) / 2
+            for k in {i // 2 for i in d}
+            if 2 * k + 1 in d and 2 * k in d
+        }
 
     def score_diff_ci95(self) -> MeanInterval:
         """The first bot's mean score difference per round, with a 95% t interval
