@@ -488,7 +488,10 @@ class MctsBot:
         me = view.seat
         alive = list(range(len(candidates)))
         totals = [0.0] * len(candidates)
-        own = 0  # the heuristic's turn (candidate_turns puts it first)
+        # The heuristic's best turn that keeps the commitment rule, which
+        # candidate_turns puts first: the turn medium plays, unless the
+        # rule forbids medium's.
+        own = 0
         deals_seen = 0
         spent = 0  # the survivors' simulations: what the budget counts
         while len(alive) > 1:
