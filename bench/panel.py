@@ -111,6 +111,15 @@ class Row:
     seconds: float
     moves: int
 
+    @property
+    def wins(self) -> int:
+        """Rounds the measured bot (the tally's first label) won."""
+        return self.tally.wins[self.tally.labels[0]]
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.tally.games if self.tally.games else 0.0
+
 
 def measure(bot: str, member: str, rounds: int, seed: int, suits: int, jobs: int) -> Row:
     tally = Tally(bot_labels((bot, member)), duplicate=True)
@@ -128,7 +137,6 @@ def measure(bot: str, member: str, rounds: int, seed: int, suits: int, jobs: int
 def paired_gain(row: Row, base: Row) -> MeanInterval:
     """The bot's margin a round minus the baseline's, deal by deal (a deal
     counts when both played its two games without a defect)."""
-
     ours, theirs = row.tally.deal_diffs(), base.tally.deal_diffs()
     return mean_interval([ours[k] - theirs[k] for k in sorted(ours.keys() & theirs.keys())])
 
@@ -181,6 +189,7 @@ def main() -> None:
                 args.baseline, member, args.rounds, args.seed, args.suits, args.jobs
             )
         print(f"  {member}: done at {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    gains = {row.member: paired_gain(row, bases[row.member]) for row in rows if row.member in bases}
     print(
         f"{args.bot} against the panel: {args.rounds} rounds a member "
         f"({args.rounds // 2} duplicate deals), {args.suits} suits, seed {args.seed}"
@@ -196,33 +205,27 @@ def main() -> None:
     print(f"| --- | ---: | --- | --- | ---: |{extra_rule}")
     defects: list[str] = []
     for row in rows:
-        label = row.tally.labels[0]
-        wins, games = row.tally.wins[label], row.tally.games
-        low, high = wilson_interval(wins, games)
+        games = row.tally.games
+        low, high = wilson_interval(row.wins, games)
         margin = interval_text(row.tally.score_diff_ci95())
         ms = row.seconds / max(1, row.moves) * 1000
-        rate = wins / games if games else 0.0
         extra = ""
         if args.baseline:
             base = bases[row.member]
-            base_rate = base.tally.wins[base.tally.labels[0]] / max(1, base.tally.games)
             base_margin = base.tally.score_diff_ci95().mean
-            gain = interval_text(paired_gain(row, base))
-            extra = f" {base_rate:.1%} | {base_margin:+.1f} | {gain} |"
+            gain_text = interval_text(gains[row.member])
+            extra = f" {base.win_rate:.1%} | {base_margin:+.1f} | {gain_text} |"
         print(
-            f"| {row.member} | {games} | {rate:.1%} ({low:.1%}–{high:.1%}) | {margin} "
+            f"| {row.member} | {games} | {row.win_rate:.1%} ({low:.1%}–{high:.1%}) | {margin} "
             f"| {ms:.2f} |{extra}"
         )
         defects.extend(f"{row.member}: {d}" for d in row.tally.defects)
     name = figure_name(args.bot)
     for row in rows:
-        label = row.tally.labels[0]
-        rate = row.tally.wins[label] / max(1, row.tally.games)
-        print(f"{name}_vs_{row.member}_win: {rate * 100:.1f} %")
-    for row in rows if args.baseline else []:
-        paired = paired_gain(row, bases[row.member])
+        print(f"{name}_vs_{row.member}_win: {row.win_rate * 100:.1f} %")
+    for member, gain in gains.items():
         base_name = figure_name(args.baseline)
-        print(f"{name}_minus_{base_name}_vs_{row.member}: {paired.mean:+.1f} points")
+        print(f"{name}_minus_{base_name}_vs_{member}: {gain.mean:+.1f} points")
     print(f"wall: {time.perf_counter() - started:.0f} s")
     for defect in defects:
         print(f"BOT DEFECT: {defect}")
