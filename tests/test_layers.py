@@ -38,6 +38,7 @@ CORE = frozenset(
         "lcnet.rematch",
         "lcnet.seat",
         "lcnet.session",
+        "lcnet.textsafe",
         "lcnet.status",
         "lcnet.transcript",
         "lcnet.transitions",
