@@ -658,7 +658,10 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
     """Decode a frame's structure and schema (the signature is checked separately).
 
     ``allow_unknown_fields`` is for a peer that announced a newer minor
-    version: fields this version does not know are then ignored.
+    version, or a reader that does not know the signer yet (an auditor):
+    fields this version does not know are then ignored. A ``hello`` or
+    ``welcome`` is decoded by the version it announces itself, whatever
+    ``allow_unknown_fields`` says (PROTOCOL §5.5).
     """
     if type(raw) is not bytes:
         raise MalformedFrame("a frame is bytes")
@@ -693,8 +696,11 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
         assert isinstance(version, list)
         if version[0] != PROTOCOL_VERSION[0]:
             raise IncompatibleVersion((version[0], version[1]))
-        if version[1] > PROTOCOL_VERSION[1]:
-            allow_unknown_fields = True  # the frame that announces a newer minor version
+        # The frame announces its signer's own version, and that announcement
+        # governs it (PROTOCOL §5.5), however leniently the reader decodes the
+        # frames whose signer it does not know yet: unknown fields only if it
+        # announces a newer minor version, never in one announcing ours.
+        allow_unknown_fields = version[1] > PROTOCOL_VERSION[1]
     cls = MESSAGE_TYPES.get(kind) if type(kind) is str else None
     if cls is None:
         raise MalformedFrame(f"unknown message type {kind!r}")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgpack
 import nacl.signing
+import pytest
 
 from lcnet import wire
 from lcnet.events import MatchOptions
@@ -70,6 +72,7 @@ def control_vector(after: str) -> tuple[bytes, bytes]:
 
 HOST_KEY = nacl.signing.SigningKey(bytes(range(32)))
 EVE_KEY = nacl.signing.SigningKey(bytes(range(128, 160)))
+JOINER_KEY = nacl.signing.SigningKey(bytes(range(32, 64)))
 
 
 def test_the_specified_watch_frame() -> None:
@@ -98,3 +101,18 @@ def test_the_specified_watching_frame() -> None:
     assert wire.make_frame(message, HOST_KEY, game=game).raw == spec
     frame = wire.decode_frame(spec)
     assert isinstance(frame.message, wire.Watching) and frame.message.watchers == [["Eve", eve]]
+
+
+def test_the_specified_malformed_hello() -> None:
+    # §8.2's hello with a field protocol 1.0 does not define, though it
+    # announces 1.0: signed by the joiner, and malformed for every reader (§5.5).
+    spec, _ = control_vector("is **malformed** (§5.5)")
+    frames, _, _ = spec_frames()
+    body = msgpack.unpackb(wire.decode_frame(frames[0]).body, raw=False)
+    body["x"] = 1
+    packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
+    assert wire.sign_frame(packed, JOINER_KEY) == spec
+    for lenient in (False, True):
+        with pytest.raises(wire.MalformedFrame, match="unknown field"):
+            wire.decode_frame(spec, allow_unknown_fields=lenient)
+    assert Observer().receive(spec).accepted is None

@@ -568,6 +568,53 @@ def test_a_welcome_with_the_joiner_s_own_key_is_the_joiner_s_frame() -> None:
     assert_invalid(audit.audit_frames([hello.raw, welcome.raw]), 1, JOINER)
 
 
+# ------------------------------------------- §5.5: a frame read by its own version
+
+SPEC_KEYS = (
+    nacl.signing.SigningKey(bytes(range(32, 64))),  # the joiner of §8.2
+    nacl.signing.SigningKey(bytes(range(32))),  # the host of §8.2
+)
+
+
+def _with_unknown_field(index: int) -> list[bytes]:
+    """§8.2's frames up to ``index``, the one at ``index`` re-signed by its signer
+    with a field protocol 1.0 does not define (its `v`, if any, still [1, 0])."""
+    frames, _, _ = spec_frames()
+    body = body_of(frames[index])
+    body["x"] = 1
+    signer = SPEC_KEYS[0] if index in (0, 2) else SPEC_KEYS[1]
+    return [*frames[:index], sign_body(body, signer)]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["hello", "welcome", "coin"])
+def test_a_field_the_announced_minor_does_not_define_is_malformed(index: int) -> None:
+    """Issue 56, point 7: a `hello` or `welcome` announcing minor 0 is read by
+    that announcement like every later frame of its signer (§5.5), by an
+    auditor too, which decodes leniently: it fails step 1 and proves nothing,
+    as a `coin` with the same field does."""
+    frames = _with_unknown_field(index)
+    observer = Observer()
+    for raw in frames[:index]:
+        assert observer.receive(raw).accepted is not None
+    step = observer.receive(frames[index])
+    assert step.accepted is None and any(isinstance(e, FrameDropped) for e in step.events)
+    assert_invalid(audit.audit_frames(frames), index, None)
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["hello", "welcome"])
+def test_a_hello_or_welcome_is_decoded_by_the_version_it_announces(index: int) -> None:
+    """The decoder needs no signer for it: however lenient the reader, a frame
+    announcing minor 0 may not carry a field of a later minor; one announcing
+    a later minor may."""
+    (raw,) = _with_unknown_field(index)[index:]
+    with pytest.raises(wire.MalformedFrame, match="unknown field"):
+        wire.decode_frame(raw, allow_unknown_fields=True)
+    body = body_of(spec_frames()[0][index])
+    body["x"], body["v"] = 1, [1, 1]
+    newer = sign_body(body, SPEC_KEYS[index])
+    assert wire.decode_frame(newer).unknown == {"x"}
+
+
 # ------------------------------------------------------- §8.2: the coin nonces
 
 
