@@ -1,23 +1,30 @@
 """A spectator of a live match, sans-IO: the transcript checked as it arrives.
 
 A spectator holds what its host sent it: the transcript frames, in order and
-chained, and any evidence frames. It runs them through the audit's own
-observer (:class:`lcnet.observer.Observer`), so every signature, the chain,
-every move against the rules, the deck's commitments, passes and keys and
-the scores are checked exactly as ``lcnet audit`` checks a file, frame by
-frame; :meth:`Spectator.verdict` is the audit's verdict on what it holds,
-the same as ``lcnet audit`` of the spectator's file. It sees only the public
-transcript: hidden cards stay masked, and it shows no more than ``lcnet
-replay`` of the same frames would at that step.
+chained, and the evidence frames that can prove something. It runs them
+through the audit's own observer (:class:`lcnet.observer.Observer`), so every
+signature, the chain, every move against the rules, the deck's commitments,
+passes and keys and the scores are checked exactly as ``lcnet audit`` checks
+a file, frame by frame; :meth:`Spectator.verdict` is the audit's verdict on
+what it holds, the same as ``lcnet audit`` of the spectator's file. It sees
+only the public transcript: hidden cards stay masked, and it shows no more
+than ``lcnet replay`` of the same frames would at that step.
 
-It decides when to ask the host for frames (``watch`` with how many it has):
-on a gap, when the host's ``sync`` says it holds more, every
-:data:`ACK_EVERY` frames (so the host knows it reads), and when
-:meth:`idle` says nothing came for a while.
+The host is a stranger here, and may lie (docs/PROTOCOL.md §6.6): a frame
+sent in the place of the next transcript frame that fails the check is
+kept (so that the file shows it), told at once with what failed, and ends
+the watch (:attr:`Spectator.failure`); evidence is kept only as far as it
+can prove something, a bounded number per position and per match; what
+proves nothing and changes nothing is dropped and said once. :class:`Pace`
+decides when to ask the host again (paced) and when to give up on a host
+whose match makes no progress, whatever it keeps sending.
 """
 
 from __future__ import annotations
 
+import enum
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -36,7 +43,54 @@ from lcnet.replay import Collector, MatchRecord, Position, render_text
 from lcnet.seat import Seat
 
 ACK_EVERY: Final = 96
-"""Frames between two ``watch`` frames while the spectator keeps up."""
+"""Frames between two ``watch`` frames while the spectator keeps up (§6.6:
+at least every 256, the host's limit on what a spectator may lag)."""
+
+ASK_INTERVAL: Final = 1.0
+"""Seconds between two ``watch`` frames that say the same ``have``: the
+spectator asks again after this long without a new frame (the host may have
+restarted, or lost what it sent), and however often a host claims more or
+sends a frame past a gap, it asks no oftener (the host answers one spectator
+at most every 0.2 s anyway)."""
+
+MAX_EVIDENCE: Final = 16
+"""Evidence frames kept for one match. Each is a frame a player signed
+beside the transcript, and the first proof ends the match: an honest host
+holds one or two; more can only be a flood."""
+
+EVIDENCE_PER_SIGNER: Final = 2
+"""Evidence frames kept per position and signer: two different frames one
+player signed for one position prove equivocation; a third proves nothing more."""
+
+MAX_PENDING_EVIDENCE: Final = 64
+"""Evidence frames held (in memory only) about positions the spectator does
+not hold yet: the host sends its evidence before the frames (§6.6). At most
+4 KiB each, so at most 256 KiB."""
+
+MAX_EVIDENCE_OFFERS: Final = 1024
+"""Evidence parts looked at for one match; those after are dropped unread,
+so a flood costs no decoding and no signature check beyond this."""
+
+AFTER_FAULT_FRAMES: Final = 4
+"""Frames kept that chain on a fault found by the spectator's own check:
+the player's dispute, which the players' files hold too. Nothing after the
+end of a match or a player's dispute is kept (nothing can change the verdict)."""
+
+MAX_PARTS: Final = 64
+"""Parts read of one message: the host sends one step's frames in one
+message (a handful), and everything else one frame a message."""
+
+
+class Dropped(enum.Enum):
+    """What the host sent that the spectator does not keep (each kind is told once)."""
+
+    NOT_A_FRAME = "a message part that is no lcnet frame"
+    OTHER_FRAME = "a frame for a position it already sent, unlike the frame held there"
+    BAD_SYNC = "a sync that is not the host's for this match"
+    CONTROL = "a control frame a spectator does not use"
+    EVIDENCE = "evidence that can prove nothing more (no player's, off the history, or surplus)"
+    AFTER_END = "frames after the end of the match"
+    TOO_MANY_PARTS = f"a message of more than {MAX_PARTS} parts (the rest is not read)"
 
 
 @dataclass
@@ -52,24 +106,47 @@ class Received:
     is_move: list[bool] = field(default_factory=list)
     """For each line, whether it tells a move (a board shows the last move too)."""
     ask: bool = False
-    """Send a ``watch`` now (a gap, the host holds more, or an acknowledgement)."""
+    """The spectator wants to ask again (a gap, or the host says it holds more)."""
     busy: str | None = None
     """The host turned this spectator away, with its reason (unverified)."""
+    players: bool = False
+    """Both players became known (their names and keys): time to say who plays."""
+    dropped: list[tuple[Dropped, str]] = field(default_factory=list)
+    """What was dropped for the first time, of each kind, with a detail."""
+
+    @property
+    def progress(self) -> bool:
+        """The match moved on: a new transcript frame was kept."""
+        return bool(self.frames)
+
+
+@dataclass(frozen=True)
+class Player:
+    seat: Seat
+    name: str
+    key: bytes
 
 
 class Spectator:
     """The transcript as the host sends it, checked frame by frame."""
 
-    def __init__(self, frames: list[bytes] | None = None, evidence: list[bytes] | None = None):
+    def __init__(self, frames: list[bytes] | None = None) -> None:
         self.frames: list[bytes] = []
-        self.evidence: list[bytes] = list(evidence or ())
+        self.evidence: list[bytes] = []
+        """The evidence frames kept (the file's EVIDENCE records)."""
         self.observer = Observer()
+        self.failure: str | None = None
+        """What failed in the frame the host sent in the place of the next one
+        (it is the last of :attr:`frames`): the watch ends there."""
+        self.dropped: dict[Dropped, int] = {}
+        """How many of each kind the host sent that were not kept."""
         self._collector = Collector()
-        self._acked = 0
-        self.dropped = 0
-        """Messages that were no next frame, no evidence and no ``sync`` of this match."""
+        self._pending: list[wire.Frame] = []
+        self._per_signer: dict[tuple[int, Seat], int] = {}
+        self._offers = 0
+        self._after_fault = 0
         for raw in frames or ():
-            self._take(raw)
+            self._take(raw, Received())
 
     @property
     def have(self) -> int:
@@ -77,8 +154,19 @@ class Spectator:
 
     @property
     def stopped(self) -> bool:
-        """The match is over, or in dispute: nothing after can change the verdict."""
-        return self.observer.is_over or self.observer.dispute is not None
+        """The match is over, in dispute, or the host failed: nothing after can
+        change the verdict."""
+        observer = self.observer
+        return observer.is_over or observer.dispute is not None or self.failure is not None
+
+    def players(self) -> list[Player]:
+        """The players known so far (from the transcript's hello and welcome)."""
+        observer = self.observer
+        return [
+            Player(seat, observer.names.get(seat, str(seat)), observer.keys[seat])
+            for seat in Seat
+            if seat in observer.keys
+        ]
 
     def _record(self) -> MatchRecord:
         """The match so far, as ``lcnet replay`` would load it (names, positions)."""
@@ -105,46 +193,52 @@ class Spectator:
         """The audit's verdict on the frames and evidence held (as on the file)."""
         return audit.audit_frames(self.frames, self.evidence)
 
-    def asked(self) -> None:
-        """A ``watch`` went out with :attr:`have`."""
-        self._acked = self.have
-
     def receive(self, parts: list[bytes]) -> Received:
         """One message from the host: frames, each evidence frame after the
         part ``evidence`` (docs/PROTOCOL.md §6.6)."""
         out = Received()
+        if len(parts) > MAX_PARTS:
+            self._drop(out, Dropped.TOO_MANY_PARTS, f"{len(parts)} parts")
+            parts = parts[:MAX_PARTS]
+        known = len(self.observer.keys) == len(Seat)
         index = 0
-        while index < len(parts):
-            if parts[index] == EVIDENCE_PART and index + 1 < len(parts):
-                raw = parts[index + 1]
-                if raw not in self.evidence and _decodes(raw):
-                    self.evidence.append(raw)
-                    out.evidence.append(raw)
+        while index < len(parts) and self.failure is None:
+            if parts[index] == EVIDENCE_PART:
+                if index + 1 < len(parts):
+                    self._offer_evidence(parts[index + 1], out)
+                else:
+                    self._drop(out, Dropped.NOT_A_FRAME, "an evidence marker with nothing after it")
                 index += 2
             else:
                 self._receive_frame(parts[index], out)
                 index += 1
+        self._review_evidence(out)
+        out.players = not known and len(self.observer.keys) == len(Seat)
         return out
+
+    def _drop(self, out: Received, kind: Dropped, detail: str) -> None:
+        count = self.dropped.get(kind, 0)
+        self.dropped[kind] = count + 1
+        if not count:
+            out.dropped.append((kind, detail))
+
+    # -- transcript frames
 
     def _receive_frame(self, raw: bytes, out: Received) -> None:
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
-        except wire.MalformedFrame:
-            self.dropped += 1
+        except wire.MalformedFrame as exc:
+            self._drop(out, Dropped.NOT_A_FRAME, str(exc))
             return
         if frame.message.CONTROL:
             self._control(frame, out)
         elif frame.seq is not None and frame.seq > self.have:
             out.ask = True  # a gap: frames were lost, ask from what we have
-        elif frame.seq == self.have:
-            before = self.have
-            for is_move, line in self._take(raw):
-                out.lines.append(line)
-                out.is_move.append(is_move)
-            if self.have > before:
-                out.frames.append(raw)
-            if self.have - self._acked >= ACK_EVERY:
-                out.ask = True
+        elif frame.seq is not None and frame.seq < self.have:
+            if raw != self.frames[frame.seq]:
+                self._drop(out, Dropped.OTHER_FRAME, f"position {frame.seq}")
+        else:
+            self._take(raw, out)
 
     def _control(self, frame: wire.Frame, out: Received) -> None:
         message = frame.message
@@ -152,31 +246,112 @@ class Spectator:
         if isinstance(message, wire.Busy):
             out.busy = message.reason  # before the match, the host's key is not known
             return
-        if not isinstance(message, wire.Sync) or host_key is None:
-            self.dropped += 1
+        if not isinstance(message, wire.Sync):
+            self._drop(out, Dropped.CONTROL, message.TYPE)
             return
+        if host_key is None:
+            return  # before the host's welcome, no sync can be checked: it says nothing
         if frame.game != self.observer.game_id or not frame.signed_by(host_key):
-            self.dropped += 1
+            self._drop(out, Dropped.BAD_SYNC, "not signed by the host's key for this match")
             return
         if message.have > self.have:
             out.ask = True
 
-    def _take(self, raw: bytes) -> list[tuple[bool, str]]:
-        """Check the next frame; keep it if it belongs to the transcript."""
+    def _take(self, raw: bytes, out: Received) -> None:
+        """Check the frame at the next position; keep it if it belongs to the
+        transcript, or if it fails the check (the watch ends with it)."""
+        observer = self.observer
         if self.stopped:
-            # Past the end or a dispute: keep what chains on (the host's file has it).
+            # A fault found by this check: keep the few frames that chain on
+            # (the player's dispute, which the players' files hold too).
+            fault = observer.dispute is not None and observer.dispute.detected_by is None
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
-            if self.frames and frame.prev == hashing.chain_hash(self.frames[-1]):
+            chains = frame.prev == hashing.chain_hash(self.frames[-1])
+            if fault and chains and self._after_fault < AFTER_FAULT_FRAMES:
+                self._after_fault += 1
                 self.frames.append(raw)
-            return []
-        step = self.observer.receive(raw)
-        proof = self.observer.dispute is not None and self.observer.dispute.detected_by is None
-        if step.accepted is None and not proof:
-            self.dropped += 1
-            return []
+                out.frames.append(raw)
+            else:
+                self._drop(out, Dropped.AFTER_END, f"position {frame.seq}")
+            return
+        step = observer.receive(raw)
         self.frames.append(raw)
-        self._collector.step(self.observer, step)
-        return self._lines(step)
+        out.frames.append(raw)
+        proof = observer.dispute is not None and observer.dispute.detected_by is None
+        if step.accepted is None and not proof:
+            # Not the next frame of a transcript: what the audit of the file will say.
+            verdict = audit.audit_frames(self.frames)
+            self.failure = verdict.bad.reason if verdict.bad is not None else "not accepted"
+            out.lines.append(
+                f"FAILED CHECK: frame {len(self.frames) - 1} as the host sent it: "
+                f"{self.failure}. The watch stops here: what the host sends is no "
+                "transcript from there on (this names neither player)"
+            )
+            out.is_move.append(False)
+            return
+        self._collector.step(observer, step)
+        for is_move, line in self._lines(step):
+            out.lines.append(line)
+            out.is_move.append(is_move)
+
+    # -- evidence
+
+    def _offer_evidence(self, raw: bytes, out: Received) -> None:
+        """An evidence frame from the host: held until the transcript reaches
+        its position, then kept if it can prove something."""
+        self._offers += 1
+        if self._offers > MAX_EVIDENCE_OFFERS or raw in self.evidence:
+            if raw not in self.evidence:
+                self._drop(out, Dropped.EVIDENCE, f"more than {MAX_EVIDENCE_OFFERS} offered")
+            return
+        try:
+            frame = wire.decode_frame(raw, allow_unknown_fields=True)
+        except wire.MalformedFrame as exc:
+            self._drop(out, Dropped.EVIDENCE, str(exc))
+            return
+        if frame.seq is None or frame.seq == 0 or len(self.evidence) >= MAX_EVIDENCE:
+            self._drop(out, Dropped.EVIDENCE, "not a transcript frame after the first")
+            return
+        if any(f.raw == raw for f in self._pending):
+            return
+        if len(self._pending) >= MAX_PENDING_EVIDENCE:
+            self._drop(out, Dropped.EVIDENCE, "too many about positions not yet sent")
+            return
+        self._pending.append(frame)
+
+    def _review_evidence(self, out: Received) -> None:
+        """Judge the evidence held about positions the transcript now holds."""
+        chain = self.observer.chain
+        keep: list[wire.Frame] = []
+        for frame in self._pending:
+            seq = frame.seq
+            assert seq is not None
+            game = self.observer.game_id
+            if game is not None and frame.game != game:
+                self._drop(out, Dropped.EVIDENCE, "another match's")
+            elif seq >= len(chain):
+                keep.append(frame)  # its position is still to come
+            elif frame.prev != chain[seq - 1].hash or frame.raw == chain[seq].raw:
+                self._drop(out, Dropped.EVIDENCE, f"not on the history at position {seq}")
+            else:
+                self._judge_evidence(frame, out)
+        self._pending = keep
+
+    def _judge_evidence(self, frame: wire.Frame, out: Received) -> None:
+        # The audit's own rule of what an evidence record can prove (one signature check each).
+        found = list(self.observer.on_history([frame.raw]))
+        if not found:
+            self._drop(out, Dropped.EVIDENCE, f"signed by no player, at position {frame.seq}")
+            return
+        _, signer = found[0]
+        assert frame.seq is not None
+        count = self._per_signer.get((frame.seq, signer), 0)
+        if count >= EVIDENCE_PER_SIGNER or len(self.evidence) >= MAX_EVIDENCE:
+            self._drop(out, Dropped.EVIDENCE, f"enough kept about position {frame.seq}")
+            return
+        self._per_signer[(frame.seq, signer)] = count + 1
+        self.evidence.append(frame.raw)
+        out.evidence.append(frame.raw)
 
     def _lines(self, step: Step) -> list[tuple[bool, str]]:
         """What ``step`` did, a line each, with whether the line is a move."""
@@ -225,9 +400,97 @@ class Spectator:
         return lines
 
 
-def _decodes(raw: bytes) -> bool:
-    try:
-        wire.decode_frame(raw, allow_unknown_fields=True)
-    except wire.MalformedFrame:
-        return False
-    return True
+class Pace:
+    """When the spectator asks the host, and when it gives up on it (sans-IO:
+    every method is told the time, a monotonic clock in seconds).
+
+    It asks at once when it holds more than it last said and wants more (a
+    gap, the host claims more) or has not said so for :data:`ACK_EVERY`
+    frames; otherwise at most once per :data:`ASK_INTERVAL`. It gives up when
+    no new frame came for ``timeout`` seconds, whatever the host sent: the
+    timeout counts progress, not silence.
+    """
+
+    def __init__(self, timeout: float, now: float) -> None:
+        self.timeout = timeout
+        self.progress_at = now
+        """When the last new transcript frame came (or the watch began)."""
+        self.messages = 0
+        """Messages from the host since then."""
+        self._asked_at = -math.inf
+        self._asked_have = -1
+        self._wanted = True
+
+    def heard(self, now: float, received: Received) -> None:
+        """A message from the host, and what it changed."""
+        if received.progress:
+            self.progress_at = now
+            self.messages = 0
+        else:
+            self.messages += 1
+        self._wanted = self._wanted or received.ask
+
+    def ask_now(self, now: float, have: int) -> bool:
+        """Whether to send a ``watch`` (with ``have``) now."""
+        if have > self._asked_have and (self._wanted or have - self._asked_have >= ACK_EVERY):
+            return True
+        if now - self._asked_at < ASK_INTERVAL:
+            return False
+        return self._wanted or now - self.progress_at >= ASK_INTERVAL
+
+    def asked(self, now: float, have: int) -> None:
+        """A ``watch`` went out with ``have``."""
+        self._asked_at, self._asked_have, self._wanted = now, have, False
+
+    def given_up(self, now: float) -> bool:
+        """No new frame for the timeout: leave the host, whatever it sends."""
+        return now - self.progress_at >= self.timeout
+
+    def next_deadline(self) -> float:
+        """When :meth:`ask_now` or :meth:`given_up` may next change its answer."""
+        since = self._asked_at if self._wanted else max(self._asked_at, self.progress_at)
+        return min(since + ASK_INTERVAL, self.progress_at + self.timeout)
+
+    def why_given_up(self, have: int) -> str:
+        what = (
+            "the host sent nothing in that time"
+            if not self.messages
+            else f"the host sent {self.messages} message(s), none of them a new frame"
+        )
+        return (
+            f"no new frame of the match for {self.timeout:g} s ({what}), after {have} frames: "
+            "the host is gone or stalled, or its players do not play (watch again to see "
+            "it from the start; it is saved as far as it came)"
+        )
+
+
+def who_plays(players: list[Player], known: Mapping[str, bytes]) -> list[str]:
+    """Both players as a player sees its opponent: name, seat, key fingerprint,
+    and whether this machine knows the key (``known``: its known peers, name →
+    key). A name known here with another key is said loudly: a match between
+    sock puppets named like your friends must not look genuine."""
+    from lcnet.identity import name_caution
+
+    lines = []
+    for player in players:
+        fingerprint = hashing.fingerprint(player.key)
+        line = f"{player.seat}: {player.name}, key {fingerprint}"
+        named = known.get(player.name)
+        also = sorted(name for name, key in known.items() if key == player.key)
+        if named == player.key:
+            line += f": known here as {player.name}"
+        elif named is not None:
+            line += (
+                f": ! not the key this machine knows as {player.name} "
+                f"({hashing.fingerprint(named)}): another player under that name, or "
+                f"{player.name} has a new key"
+            )
+        elif also:
+            line += f": known here as {also[0]}, not as {player.name}"
+        else:
+            line += ": new to this machine (compare the fingerprint with the player)"
+            caution = name_caution(player.name, known)
+            if caution is not None:
+                line += f"; ! {caution}"
+        lines.append(line)
+    return lines

@@ -7,15 +7,26 @@ Every frame it keeps is written to its own replay file before anything is
 shown (``GAME-spectator-KEY.lcnet``, header seat ``spectator``; a second
 watch of the same match gets ``-2``, ``-3``, …). When the host goes away
 and comes back (``lcnet resume``), ZeroMQ reconnects and the spectator asks
-again from what it has. It never sends anything but ``watch``.
+again from what it has. It never sends anything but ``watch``, and no
+oftener than :class:`lcnet.spectator.Pace` says.
+
+The host is a stranger: the watch ends with a verdict when a frame fails the
+check (at once), when the match ends, or when no new frame came for the
+timeout, whatever the host keeps sending. Every line shown goes through
+:func:`lcnet.textsafe.shown`. Who plays (names, key fingerprints, whether
+this machine knows each key) is shown when the match's first two frames
+name them, and again on ``i`` + Enter.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import math
+import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -31,17 +42,16 @@ from lcnet.identity import Identity
 from lcnet.net import connect_joiner
 from lcnet.replaylog import ReplayHeader
 from lcnet.replaywriter import ReplayWriter
-from lcnet.spectator import Spectator
+from lcnet.spectator import Pace, Received, Spectator, who_plays
+from lcnet.textsafe import shown
 
 SPECTATOR_SEAT: Final = "spectator"
 """The header's ``seat`` of a spectator's replay file."""
 
-ASK_INTERVAL: Final = 1.0
-"""Seconds without a message before the spectator asks again (it also keeps
-the host's answer coming, which tells that the host is there)."""
-
-DEFAULT_TIMEOUT: Final = 60.0
-"""Seconds without any answer from the host before the spectator gives up."""
+DEFAULT_TIMEOUT: Final = 300.0
+"""Seconds without a new frame of the match before the spectator leaves the
+host (a host gone or stalled, or players who do not play): long enough for
+a player who thinks, or a host that is resumed after a crash."""
 
 PROBE_TIMEOUT: Final = 15.0
 """Seconds to find out whether anything accepts connections at the address."""
@@ -50,9 +60,12 @@ END_GRACE: Final = 2.0
 """After the spectator's own check finds a fault: seconds to wait for the
 player's dispute frame, so that its file holds what the players' do."""
 
+MAX_COMMAND_BYTES: Final = 256
+"""Bytes of the terminal's input kept while no line ends (``i`` + Enter is two)."""
 
-class HostSilent(Exception):
-    """The host sent nothing for the spectator's timeout."""
+
+class HostStalled(Exception):
+    """The match made no progress for the spectator's timeout."""
 
 
 @dataclass
@@ -63,10 +76,16 @@ class Watching:
     replays: Path
     timeout: float = DEFAULT_TIMEOUT
     show: Callable[[str], None] = print
+    """Told each line to print (already escaped: it holds text from outside)."""
     board: bool = False
     """Also show the public board after each move."""
     on_file: Callable[[Path], None] = lambda path: None
     """Told the spectator's replay file when it is made (at the first frame)."""
+    known_peers: Mapping[str, bytes] = field(default_factory=dict)
+    """This machine's known peers (name → key), to say whether it knows each player."""
+    commands: int | None = None
+    """A file descriptor to read the viewer's commands from, a line each (the
+    terminal's standard input): ``i`` shows who plays again."""
 
 
 @dataclass(frozen=True)
@@ -76,29 +95,38 @@ class Watched:
     path: Path | None
     """The spectator's replay file (``None`` if no frame came)."""
     stopped: str | None = None
-    """Why the spectator stopped before the match ended (the host went silent)."""
+    """Why the spectator stopped before the match ended (no progress for the timeout)."""
+    failed: str | None = None
+    """What failed in the frame the host sent in the place of the next one (it
+    ends the watch; the file holds that frame, and its verdict names neither player)."""
 
 
 async def watch(host: str, port: int, how: Watching) -> Watched:
-    """Watch the match the host at ``host:port`` plays, until it ends or the
-    host stops answering. A host that turns the spectator away raises
-    :class:`~lcnet.errors.Refused`."""
+    """Watch the match the host at ``host:port`` plays, until it ends, a frame
+    fails the check, or the match makes no progress for the timeout. A host
+    that turns the spectator away raises :class:`~lcnet.errors.Refused`."""
     # Nothing listening there (or an unknown name) is said now, as `lcnet join` does.
     await probe_listener(host, port, min(how.timeout, PROBE_TIMEOUT))
     context = zmq.asyncio.Context()
     sock = connect_joiner(context, host, port)
     peer = _Spectating(sock, how)
     stopped = None
+    loop = asyncio.get_running_loop()
+    if how.commands is not None:
+        loop.add_reader(how.commands, peer.on_command_input)
     try:
         await peer.run()
-    except HostSilent as exc:
+    except HostStalled as exc:
         stopped = str(exc)
     finally:
+        if how.commands is not None:
+            loop.remove_reader(how.commands)
         if peer.writer is not None:
             peer.writer.close()
         sock.close(linger=500)
         context.term()
-    return Watched(peer.spectator.verdict(), peer.path, stopped)
+    spectator = peer.spectator
+    return Watched(spectator.verdict(), peer.path, stopped, spectator.failure)
 
 
 class _Spectating:
@@ -106,52 +134,85 @@ class _Spectating:
         self.sock = sock
         self.how = how
         self.spectator = Spectator()
+        self.pace = Pace(how.timeout, time.monotonic())
         self.writer: ReplayWriter | None = None
         self.path: Path | None = None
+        self._typed = b""
+
+    def show(self, line: str) -> None:
+        """Every line reaches the screen here, escaped (names and reasons come from outside)."""
+        self.how.show(shown(line))
 
     async def run(self) -> None:
-        how = self.how
-        self._ask()
-        heard = time.monotonic()
+        spectator, pace = self.spectator, self.pace
         stopped_at: float | None = None
         while True:
             now = time.monotonic()
-            if self.spectator.stopped:
-                if self.spectator.observer.is_over or self._dispute_frame_in():
-                    self._ask()  # says it has it all: its host need not wait for it
+            if spectator.failure is not None:
+                return
+            if spectator.stopped:
+                if spectator.observer.is_over or self._dispute_frame_in():
+                    self._ask(now)  # says it has it all: its host need not wait for it
                     return
                 stopped_at = stopped_at or now
                 if now - stopped_at > END_GRACE:
                     return
-            if now - heard > how.timeout:
-                raise HostSilent(
-                    f"the host sent nothing for {how.timeout:g} s, after "
-                    f"{self.spectator.have} frames of its match (watch again to see it from "
-                    "the start; it is saved as far as it came)"
-                )
-            if not await self.sock.poll(timeout=int(ASK_INTERVAL * 1000)):
-                self._ask()  # nothing came: ask again (the host may have restarted)
-                continue
-            parts = await self.sock.recv_multipart()
-            heard = time.monotonic()
-            self._on_message(parts)
+            if pace.given_up(now):
+                raise HostStalled(pace.why_given_up(spectator.have))
+            if pace.ask_now(now, spectator.have):
+                self._ask(now)
+            wake = pace.next_deadline()
+            if stopped_at is not None:
+                wake = min(wake, stopped_at + END_GRACE)
+            wait = max(0.0, wake - time.monotonic())
+            if await self.sock.poll(timeout=math.ceil(wait * 1000)):
+                parts = await self.sock.recv_multipart()
+                received = spectator.receive(parts)
+                pace.heard(time.monotonic(), received)
+                self._on_message(received)
 
-    def _on_message(self, parts: list[bytes]) -> None:
-        received = self.spectator.receive(parts)
+    def _on_message(self, received: Received) -> None:
         if received.busy is not None:
-            raise Refused(f"the host turned this spectator away: {received.busy}")
-        for raw in received.evidence:
-            self._file().append_evidence(raw)
+            raise Refused(f"the host turned this spectator away: {shown(received.busy)}")
         for raw in received.frames:
             self._file().append_frame(raw)
+        for raw in received.evidence:
+            self._file().append_evidence(raw)
+        for kind, detail in received.dropped:
+            self.show(f"note: the host sent {kind.value} ({detail}): not kept, and told only once")
+        if received.players:
+            self.who_plays()
         for line, is_move in zip(received.lines, received.is_move, strict=True):
             if not (self.how.board and is_move):  # the board's first line tells the move
-                self.how.show(line)
-        if self.how.board and received.lines:
+                self.show(line)
+        if self.how.board and any(received.is_move):
             for line in self.spectator.board():
-                self.how.show(line)
-        if received.ask:
-            self._ask()
+                self.show(line)
+
+    def who_plays(self) -> None:
+        players = self.spectator.players()
+        if not players:
+            self.show("who plays: not known yet (the match has not begun)")
+            return
+        self.show("who plays (compare the key fingerprints with the players):")
+        for line in who_plays(players, self.how.known_peers):
+            self.show(f"  {line}")
+
+    def on_command_input(self) -> None:
+        """The viewer typed: ``i`` + Enter shows who plays again."""
+        assert self.how.commands is not None
+        try:
+            data = os.read(self.how.commands, MAX_COMMAND_BYTES)
+        except OSError:
+            data = b""
+        if not data:  # the end of the input: nothing more will be typed
+            asyncio.get_running_loop().remove_reader(self.how.commands)
+            return
+        self._typed = (self._typed + data)[-MAX_COMMAND_BYTES:]
+        *lines, self._typed = self._typed.split(b"\n")
+        for line in lines:
+            if line.strip().lower() == b"i":
+                self.who_plays()
 
     def _dispute_frame_in(self) -> bool:
         """The last frame kept is a player's dispute (the match stopped with it)."""
@@ -161,7 +222,7 @@ class _Spectating:
         last = wire.decode_frame(frames[-1], allow_unknown_fields=True)
         return isinstance(last.message, wire.Dispute)
 
-    def _ask(self) -> None:
+    def _ask(self, now: float) -> None:
         identity = self.how.identity
         message = wire.Watch(
             v=list(wire.PROTOCOL_VERSION),
@@ -173,7 +234,7 @@ class _Spectating:
         frame = wire.make_frame(message, identity.signing_key, game=game)
         with contextlib.suppress(zmq.ZMQError):
             self.sock.send_multipart([frame.raw], flags=zmq.NOBLOCK)
-        self.spectator.asked()
+        self.pace.asked(now, self.spectator.have)
 
     def _file(self) -> ReplayWriter:
         """The spectator's file, opened at the first frame (named after the game)."""

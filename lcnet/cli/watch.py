@@ -6,9 +6,14 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Final
 
 from lcnet.addresses import DEFAULT_PORT, format_address, parse_address
+from lcnet.errors import ExitCode
 from lcnet.netplay import DEFAULT_REPLAYS
+
+DEFAULT_TIMEOUT: Final = 300.0
+"""As :data:`lcnet.watchpeer.DEFAULT_TIMEOUT` (not imported here: --help needs no ZeroMQ)."""
 
 DESCRIPTION = """\
 Watch a match that `lcnet host` plays at ADDRESS. The host sends you the
@@ -33,12 +38,40 @@ examples:
   lcnet watch 192.168.1.20:50000      ... on another port
   lcnet watch HOST --board            also print the public board after each move
 
-Output: one line per move, the round scores, the result, any dispute; then
-the verdict. exit status: the verdict's, as `lcnet audit`: 0 valid (the
-match ended and checks), 1 invalid (a proven fault, named), 3 the match did
-not end (the host stopped answering, or it turned this spectator away: 4);
-2 for a wrong command line.
+Output: who plays (both names and key fingerprints, and whether this machine
+knows each key: compare them with the players; type i and Enter to see them
+again), one line per move, the round scores, the result, any dispute; then
+the verdict, the one `lcnet audit` gives your file.
+
+The host is not trusted: a frame it sends that fails the check is told at
+once with what failed, and the watch stops there; a match that makes no
+progress (no new frame) for --timeout seconds is left, whatever the host
+keeps sending; evidence is kept only as far as it can prove something.
+
+exit status:
+  {ExitCode.OK:d}  valid: the match ended, and all of it checks
+  {ExitCode.FAILED:d}  invalid: a player broke the rules (the verdict names who, with the proof)
+  {ExitCode.USAGE:d}  the host sent a frame that fails the check (this names neither
+     player: the host's stream is no transcript from there); or a wrong command line
+  {ExitCode.UNFINISHED:d}  the match did not end: no new frame for --timeout seconds, or it
+     stopped on a dispute that nothing in it proves
+  {ExitCode.REFUSED:d}  the host turned this spectator away
+  {ExitCode.UNREACHABLE:d}  nothing answers at the address
+  {ExitCode.NO_GAMES:d}  (without ADDRESS) no match is being played on the LAN
+  {ExitCode.INTERRUPTED:d}  interrupted (Ctrl-C): the file holds what came
 """
+
+EXIT_CODES: Final = (
+    ExitCode.OK,
+    ExitCode.FAILED,
+    ExitCode.USAGE,
+    ExitCode.UNFINISHED,
+    ExitCode.REFUSED,
+    ExitCode.UNREACHABLE,
+    ExitCode.NO_GAMES,
+    ExitCode.INTERRUPTED,
+)
+"""Every status ``lcnet watch`` ends with (its --help lists them)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -78,9 +111,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=60.0,
+        default=DEFAULT_TIMEOUT,
         metavar="S",
-        help="give up after S seconds without an answer from the host (default 60)",
+        help="leave after S seconds without a new frame of the match, whatever the host "
+        f"sends (default {DEFAULT_TIMEOUT:g})",
     )
     parser.set_defaults(func=run)
 
@@ -106,30 +140,39 @@ def run(args: argparse.Namespace) -> int:
 
 def _watch(args: argparse.Namespace, host: str, port: int) -> int:
     from lcnet import identity
-    from lcnet.audit import EXIT_CODES
+    from lcnet.errors import UserError
+    from lcnet.textsafe import shown
     from lcnet.watchpeer import Watching, watch
 
+    def say(text: str) -> None:
+        print(shown(text), file=sys.stderr, flush=True)
+
     me = identity.load_identity()
-    print(
+    try:
+        known = identity.known_peers()
+    except UserError as exc:
+        say(f"lcnet: {exc}; no player is shown as known")
+        known = {}
+    typed = sys.stdin is not None and sys.stdin.isatty()
+    say(
         f"lcnet: watching the match at {format_address(host, port)} as {me.name}, "
-        f"key fingerprint {me.fingerprint}",
-        file=sys.stderr,
-        flush=True,
+        f"key fingerprint {me.fingerprint}"
+        + ("; type i and Enter to see who plays" if typed else "")
     )
     how = Watching(
         identity=me,
         replays=args.replays,
         timeout=args.timeout,
-        show=lambda line: print(line, flush=True),
+        show=lambda line: print(line, flush=True),  # escaped by the spectator
         board=args.board,
-        on_file=lambda path: print(
-            f"lcnet: saving the match to {path}", file=sys.stderr, flush=True
-        ),
+        on_file=lambda path: say(f"lcnet: saving the match to {path}"),
+        known_peers=known,
+        commands=sys.stdin.fileno() if typed else None,
     )
     watched = asyncio.run(watch(host, port, how))
     if watched.stopped is not None:
-        print(f"lcnet watch: {watched.stopped}", file=sys.stderr, flush=True)
-    print(watched.verdict.summary, flush=True)
+        say(f"lcnet watch: {watched.stopped}")
+    print(shown(watched.verdict.summary), flush=True)
     if watched.path is not None:
-        print(f"lcnet: saved {watched.path}", file=sys.stderr, flush=True)
-    return int(EXIT_CODES[watched.verdict.kind])
+        say(f"lcnet: saved {watched.path}")
+    return watched.verdict.exit_code
