@@ -129,32 +129,55 @@ class Record:
 
 
 def replay_files(directories: Iterable[Path]) -> list[Path]:
-    """The ``*.lcnet`` files of ``directories`` (each once), sorted by path."""
-    found: dict[Path, Path] = {}
+    """The ``*.lcnet`` entries of ``directories`` (each file once), sorted by path.
+
+    Whatever they are: a directory, a FIFO or a dangling link named so is
+    listed too, and :func:`read_match` says what it is. A file reached twice
+    (the same folder given twice, or a link to a file listed already) is
+    listed once, by its own name rather than a link's.
+    """
+    found: dict[object, Path] = {}
     for directory in directories:
         if directory.is_dir():
             for path in directory.glob("*.lcnet"):
-                found.setdefault(path.resolve(), path)
+                key = _identity(path)
+                if key not in found or (found[key].is_symlink() and not path.is_symlink()):
+                    found[key] = path
     return sorted(found.values())
+
+
+def _identity(path: Path) -> object:
+    """The file ``path`` leads to (device and inode), or the path itself where
+    it leads nowhere (a dangling link, a loop, a file gone meanwhile)."""
+    try:
+        status = path.stat()
+    except (OSError, ValueError):
+        return path.absolute()
+    return (status.st_dev, status.st_ino)
 
 
 def read_match(path: Path, cache: dict[str, Any] | None = None) -> Match | None:
     """``path`` as a :class:`Match`; ``None`` for a built-in bot's own file.
 
     ``cache`` maps file digests to what an audit found (see the module's
-    docstring); it is read, and filled for a file not being played.
+    docstring); it is read, and filled for a file not being played. Only a
+    regular file is read, never by a call that can block, and only up to
+    :data:`~lcnet.replaylog.MAX_FILE_BYTES` (:mod:`lcnet.safeopen`); anything
+    else is a Match ``unreadable`` that says what it is.
     """
-    from lcnet.replaywriter import in_use
+    from lcnet.replaylog import MAX_FILE_BYTES
+    from lcnet.safeopen import FileRefused, open_regular
 
-    playing = in_use(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return Match(path, "", "unreadable", f"cannot read it: {exc.strerror}")
+        with open_regular(path, limit=MAX_FILE_BYTES, what="replay file") as file:
+            playing = file.locked()
+            data = file.read()
+    except FileRefused as exc:
+        return Match(path, "", "unreadable", exc.reason)
     digest = hashlib.blake2b(data, digest_size=32).hexdigest()
     known = None if cache is None or playing else cache.get(digest)
     if isinstance(known, dict):
-        with contextlib.suppress(TypeError, ValueError, KeyError):
+        with contextlib.suppress(TypeError, ValueError, KeyError, IndexError):
             return _from_json(path, known)
     found = _audit(path, data)
     if found is not None and cache is not None and not playing:
@@ -289,11 +312,11 @@ def _both_bots(matches: list[Match], match: Match) -> bool:
 
 
 def _read_cache(path: Path) -> dict[str, Any]:
+    from lcnet.safeopen import FileRefused, read_regular
+
     try:
-        if path.stat().st_size > MAX_CACHE_BYTES:
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads(read_regular(path, limit=MAX_CACHE_BYTES).decode("utf-8"))
+    except (FileRefused, ValueError, UnicodeDecodeError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         return {}

@@ -19,6 +19,7 @@ from lcnet.events import RoundStarted, RoundVerified, Step, TurnPlayed
 from lcnet.observer import Observer
 from lcnet.replaylog import ReplayContents, TornTail
 from lcnet.seat import Seat
+from lcnet.textsafe import shown
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class MatchRecord:
     round_scores: list[tuple[int, int]] = field(default_factory=list)
 
     def name(self, seat: Seat) -> str:
+        """The player's name as it is signed in the file (escape it to show it)."""
         return self.names.get(seat, str(seat))
 
 
@@ -217,10 +219,10 @@ def _full_positions(
 def describe_move(record: MatchRecord, position: Position) -> str:
     if position.last is None:
         starter = Seat(position.table.to_move) if position.turn == 0 else None
-        who = record.name(starter) if starter is not None else "?"
+        who = shown(record.name(starter)) if starter is not None else "?"
         return f"round {position.round} begins; {who} starts"
     seat, turn = position.last
-    text = f"{record.name(seat)}: {turn}"
+    text = f"{shown(record.name(seat))}: {turn}"
     if position.drawn is not None and (position.hands_known or turn.draw.suit is not None):
         text += f" (drew {position.drawn})"
     return text
@@ -247,7 +249,9 @@ def render_text(record: MatchRecord, position: Position, perspective: Seat | Non
         )
         score = table.score(int(seat))
         total = position.totals_before[int(seat)] + score
-        lines.append(f"  {record.name(seat)} ({seat}): {exps}  round {score:+d}, match {total:+d}")
+        lines.append(
+            f"  {shown(record.name(seat))} ({seat}): {exps}  round {score:+d}, match {total:+d}"
+        )
         show = position.hands_known and (perspective is None or perspective is seat)
         if show:
             hand = sort_hand(table.hand(int(seat)))

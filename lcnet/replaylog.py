@@ -48,6 +48,7 @@ import msgpack
 
 from lcnet.errors import ExitCode, UserError
 from lcnet.invocation import command
+from lcnet.textsafe import shown
 
 MAGIC: Final = b"\x89LCNET\r\n"
 """8 bytes; the high byte and CR-LF catch files mangled by text-mode transfers."""
@@ -841,29 +842,30 @@ def _decode_note(payload: bytes) -> dict[str, Any] | None:
 def read_replay(path: str | os.PathLike[str]) -> ReplayContents:
     """Read a replay file (a torn tail is reported in ``torn``, not raised).
 
-    A file larger than :data:`MAX_FILE_BYTES` is refused before it is read.
+    Only a regular file is read, never by a call that can block, and a file
+    larger than :data:`MAX_FILE_BYTES` is refused before it is read
+    (:mod:`lcnet.safeopen`); every error names the file escaped.
     """
+    return parse_replay(read_replay_bytes(path))
+
+
+def read_replay_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a replay file, read as :func:`read_replay` reads them."""
+    from lcnet.safeopen import FileRefused, read_regular
+
     try:
-        with open(path, "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                raise ReplayFileError(f"{path}: {_too_large(size)}")
-            data = stream.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ReplayFileError(f"no such replay file: {path}") from None
-    except IsADirectoryError:
-        raise ReplayFileError(f"{path} is a directory, not a replay file") from None
-    except PermissionError:
-        raise ReplayFileError(f"no permission to read {path}") from None
-    return parse_replay(data)
+        return read_regular(path, limit=MAX_FILE_BYTES, what="replay file")
+    except FileRefused as exc:
+        raise ReplayFileError(str(exc)) from None
 
 
 def refuse_damaged(path: str | os.PathLike[str], contents: ReplayContents) -> None:
     """Raise if ``contents`` is damaged (not merely torn): it must not be continued."""
     if not contents.damage:
         return
+    name = shown(os.fsdecode(path))
     raise ReplayFileError(
-        f"{path} is {contents.describe_damage()}. Resuming would cut the file at byte "
+        f"{name} is {contents.describe_damage()}. Resuming would cut the file at byte "
         f"{contents.damage[0].offset} and lose them, so it is left untouched. The other "
-        f"player's file of this match can repair it: {command()} audit {path} OTHER-FILE"
+        f"player's file of this match can repair it: {command()} audit {name} OTHER-FILE"
     )

@@ -16,6 +16,7 @@ from lcnet.compare import Comparison
 from lcnet.invocation import command
 from lcnet.repair import audit_pair
 from lcnet.replaylog import ReplayContents, ReplayFileError, read_replay
+from lcnet.textsafe import shown
 
 DESCRIPTION = """\
 Re-verify a match from its replay file alone: framing, every signature, the
@@ -103,7 +104,7 @@ def _judge(args: argparse.Namespace) -> int:
             unreadable[path] = exc
     if len(unreadable) == len(paths):
         for path in paths[1:]:
-            print(f"lcnet audit: {_named(path, unreadable[path])}", file=sys.stderr)
+            print(f"lcnet audit: {shown(_named(path, unreadable[path]))}", file=sys.stderr)
         return _unreadable(paths[0], unreadable[paths[0]], as_json=args.json)
     if unreadable:
         # One of two files cannot be read at all: the other is still judged,
@@ -125,7 +126,7 @@ def _judge(args: argparse.Namespace) -> int:
             print(json.dumps({"files": files, "comparison": None}, indent=2))
         else:
             _print_verdict(good_path, verdict)
-            print(f"lcnet audit: {_named(bad_path, error)}", file=sys.stderr)
+            print(f"lcnet audit: {shown(_named(bad_path, error))}", file=sys.stderr)
         return code
     comparison: Comparison | None = None
     if len(contents) == 2:
@@ -153,7 +154,7 @@ def _judge(args: argparse.Namespace) -> int:
         for path, verdict in zip(paths, verdicts, strict=True):
             _print_verdict(path, verdict)
         if comparison is not None:
-            print(f"both files: {comparison.summary}")
+            print(shown(f"both files: {comparison.summary}"))
     return code
 
 
@@ -181,8 +182,9 @@ def _extended(
 
 
 def _named(path: str, exc: ReplayFileError) -> str:
-    reason = str(exc)
-    return reason if path in reason else f"{path}: {reason}"
+    """The error, naming the file (escaped) once."""
+    reason, name = str(exc), shown(path)
+    return reason if name in reason else f"{name}: {reason}"
 
 
 def _unreadable(path: str, exc: ReplayFileError, *, as_json: bool) -> int:
@@ -225,18 +227,30 @@ def _json(
 
 
 def _print_verdict(path: str, verdict: audit.Verdict) -> None:
-    print(f"{path}: {verdict.summary}")
+    """The verdict as lines, each escaped as a whole: the file name, the players'
+    names and anything a text quotes from the file reach the terminal only
+    through :func:`~lcnet.textsafe.shown`."""
+    for line in _verdict_lines(path, verdict):
+        print(shown(line))
+
+
+def _verdict_lines(path: str, verdict: audit.Verdict) -> list[str]:
+    lines = [f"{path}: {verdict.summary}"]
     for seat, name in verdict.names.items():
-        print(f"  {seat}: {name}, key {verdict.fingerprints[seat]}")
+        lines.append(f"  {seat}: {name}, key {verdict.fingerprints[seat]}")
     if verdict.options:
         rounds = verdict.options["rounds"]
-        print(f"  options: {verdict.options['suits']} suits, {rounds} round{'s' * (rounds != 1)}")
+        lines.append(
+            f"  options: {verdict.options['suits']} suits, {rounds} round{'s' * (rounds != 1)}"
+        )
     for number, scores in enumerate(verdict.round_scores, start=1):
-        print(f"  round {number}: {scores[0]} : {scores[1]}")
+        lines.append(f"  round {number}: {scores[0]} : {scores[1]}")
     if verdict.bad is not None:
-        print(f"  bad frame: {verdict.bad.seq}")
-        print(f"  signed by: {verdict.bad.signer or 'no player (the signature does not verify)'}")
-        print(f"  what is wrong: {verdict.bad.reason}")
-        print(f"  evidence (the frame's exact bytes, hex): {verdict.bad.evidence}")
-    for note in verdict.notes:
-        print(f"  note: {note}")
+        lines.append(f"  bad frame: {verdict.bad.seq}")
+        lines.append(
+            f"  signed by: {verdict.bad.signer or 'no player (the signature does not verify)'}"
+        )
+        lines.append(f"  what is wrong: {verdict.bad.reason}")
+        lines.append(f"  evidence (the frame's exact bytes, hex): {verdict.bad.evidence}")
+    lines.extend(f"  note: {note}" for note in verdict.notes)
+    return lines

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Final
 
-from lcnet.history import Match, Record, history, records
+from lcnet.history import Match, Player, Record, history, records
 from lcnet.netplay import DEFAULT_REPLAYS
+from lcnet.textsafe import shown
 
 DESCRIPTION = f"""\
 List the matches saved in your replay folder ({DEFAULT_REPLAYS}/, and any given
@@ -25,11 +27,19 @@ built-in bot (the bot's file of an `lcnet play` match), only the other is
 listed; a match you watched (`lcnet watch`) is not listed.
 """
 
+DATE_WIDTH: Final = 25
+"""The widest date column: a header's ``created`` that is no ISO date is cut here."""
+
 EPILOG = f"""\
 examples:
   lcnet history                        the matches in {DEFAULT_REPLAYS}/ and your record
   lcnet history --replays ~/old-games  also the matches in ~/old-games
   lcnet history --json                 the same as JSON, for scripts
+
+A file that cannot be read (a directory, a FIFO, a device, a link to nothing,
+a file too large to be a replay, one without permission) is listed as
+unreadable with what it is, and the listing goes on. File names and the
+files' unsigned texts are shown with their control characters escaped.
 
 exit status: 0 (also when there is no match to list), 2 for a wrong command line.
 """
@@ -64,11 +74,14 @@ def run(args: argparse.Namespace) -> int:
                     "records": [r.to_json() for r in owners],
                 },
                 indent=2,
-                ensure_ascii=False,
+                # Every character outside ASCII escaped: no control character of a
+                # file name or header reaches the terminal, and a file name that is
+                # not UTF-8 survives (as \udcXX, which Python's json reads back).
+                ensure_ascii=True,
             )
         )
         return 0
-    where = ", ".join(f"{folder}/" for folder in dict.fromkeys(folders))
+    where = ", ".join(f"{shown(str(folder))}/" for folder in dict.fromkeys(folders))
     if not matches:
         hint = "" if args.replays else " (--replays DIR looks in another place)"
         print(f"No saved match in {where}{hint}.")
@@ -87,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print(left_out_line(left_out))
         for m in left_out:
             if m.verdict in ("invalid", "damaged", "unreadable"):
-                print(f"  {m.path}: {m.summary}")
+                print(f"  {shown(str(m.path))}: {shown(m.summary)}")
     return 0
 
 
@@ -110,12 +123,12 @@ def table(matches: list[Match]) -> list[str]:
         rows.append(
             (
                 _date(m.created),
-                "?" if m.opponent is None else f"{m.opponent.name} ({m.opponent.fingerprint})",
+                "?" if m.opponent is None else _who(m.opponent),
                 "?" if m.suits is None else f"{m.suits} suits, {_rounds(m.rounds)}",
                 "?" if m.rounds is None else f"{m.rounds_played} of {m.rounds}",
                 _result(m),
                 _verdict(m),
-                m.path.name,
+                shown(m.path.name),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
@@ -127,15 +140,21 @@ def table(matches: list[Match]) -> list[str]:
     ]
 
 
+def _who(player: Player) -> str:
+    """``name (fingerprint)``, escaped: the name is the player's own choice."""
+    return shown(f"{player.name} ({player.fingerprint})")
+
+
 def _rounds(count: int | None) -> str:
     return f"{count} round" if count == 1 else f"{count} rounds"
 
 
 def _date(created: str) -> str:
-    """``2026-12-06T22:40:00Z`` as ``2026-12-06 22:40`` (UTC, as the file says)."""
+    """``2026-12-06T22:40:00Z`` as ``2026-12-06 22:40`` (UTC, as the file says);
+    escaped, for the file's header is not signed."""
     if len(created) >= 16 and created[10] == "T":
-        return f"{created[:10]} {created[11:16]}"
-    return created or "?"
+        return shown(f"{created[:10]} {created[11:16]}")
+    return shown(created, limit=DATE_WIDTH) or "?"
 
 
 def _result(m: Match) -> str:
@@ -161,7 +180,7 @@ def _verdict(m: Match) -> str:
 
 def record_lines(record: Record, *, yours: bool) -> list[str]:
     """The record of one player, overall and against each opponent key."""
-    who = f"{record.player.name} ({record.player.fingerprint})"
+    who = _who(record.player)
     overall = record.overall
     head = "Your record" if yours else f"Record of {who}"
     lines = [
@@ -171,8 +190,7 @@ def record_lines(record: Record, *, yours: bool) -> list[str]:
     opponents = sorted(record.against.values(), key=lambda item: (-item[1].played, item[0].name))
     for opponent, tally in opponents:
         lines.append(
-            f"  against {opponent.name} ({opponent.fingerprint}): "
-            f"{tally.won} won, {tally.drawn} drawn, {tally.lost} lost"
+            f"  against {_who(opponent)}: {tally.won} won, {tally.drawn} drawn, {tally.lost} lost"
         )
     return lines
 

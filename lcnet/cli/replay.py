@@ -13,6 +13,7 @@ from lcnet.errors import UsageError, UserError
 from lcnet.invocation import command
 from lcnet.replaylog import ReplayContents, read_replay
 from lcnet.seat import Seat
+from lcnet.textsafe import shown
 
 if TYPE_CHECKING:
     from lcnet.ui.replay_view import Perspective
@@ -57,7 +58,9 @@ shown. 'lcnet audit FILE OTHER-FILE' repairs it from the other player's file.
 """
 
 EPILOG = """\
-exit status: 0 shown, 1 nothing to analyze, 2 missing or unreadable file
+exit status: 0 shown, 1 nothing to analyze, 2 missing or unreadable file (also a
+directory, FIFO, device or a file too large to be a replay: only a regular
+file is read)
 
 examples:
   lcnet replay replays/3f2a9c1b-host.lcnet
@@ -127,10 +130,11 @@ def run(args: argparse.Namespace) -> int:
     contents = read_replay(args.file)
     record = replay.load_contents(contents)
     if contents.damage:
+        name = shown(args.file)
         print(
-            f"lcnet replay: {args.file} is {contents.describe_damage()}. Only the intact "
+            f"lcnet replay: {name} is {contents.describe_damage()}. Only the intact "
             f"part before the damage is shown ({len(contents.frames)} frames). The other "
-            f"player's file can repair it: {command()} audit {args.file} OTHER-FILE",
+            f"player's file can repair it: {command()} audit {name} OTHER-FILE",
             file=sys.stderr,
         )
     if args.analyze:

@@ -17,7 +17,8 @@ from lcnet.cli._netargs import (
 from lcnet.invocation import command
 from lcnet.netplay import resume_match
 from lcnet.replaylog import read_replay, refuse_damaged
-from lcnet.saved import unfinished_matches
+from lcnet.saved import saved_matches
+from lcnet.textsafe import shown
 
 DESCRIPTION = """\
 Continue a match that stopped before its end (a crash, a closed terminal, a
@@ -67,20 +68,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def list_unfinished(replays: Path) -> int:
-    """Print the unfinished matches in ``replays``, newest first, and how to resume one."""
-    found = unfinished_matches(replays)
+    """Print the unfinished matches in ``replays``, newest first, and how to resume
+    one; then one line for each entry that could not be read."""
+    saved = saved_matches(replays)
+    found = saved.unfinished
+    folder = shown(str(replays))
     if not found:
-        print(f"No unfinished match in {replays}/ (--replays DIR looks in another place).")
-        return 0
-    print(f"Unfinished matches in {replays}/, newest first:")
-    for match in found:
-        first, *rest = match.describe()
+        print(f"No unfinished match in {folder}/ (--replays DIR looks in another place).")
+    else:
+        print(f"Unfinished matches in {folder}/, newest first:")
+        for match in found:
+            first, *rest = match.describe()
+            print()
+            print(f"  {first}")
+            for line in rest:
+                print(f"    {line}")
         print()
-        print(f"  {first}")
-        for line in rest:
-            print(f"    {line}")
-    print()
-    print(f"Resume one with: {command()} resume FILE   (e.g. {command()} resume {found[0].path})")
+        example = shown(str(found[0].path))
+        print(f"Resume one with: {command()} resume FILE   (e.g. {command()} resume {example})")
+    if saved.unreadable:
+        print()
+        print(f"Not read ({len(saved.unreadable)}):")
+        for entry in saved.unreadable:
+            print(f"  {entry.describe()}")
     return 0
 
 

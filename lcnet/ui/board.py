@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Final
 
 from lcnet.cards import Card, Suit, format_cards
 from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, Round, View, expedition_value
+from lcnet.textsafe import shown
 
 SCREEN_WIDTH: Final = 80
 """The narrowest terminal lcnet supports (the classic 80x24)."""
@@ -238,14 +239,14 @@ def board_from_table(
     ``show_hands`` have their hands shown, the others' are hidden (their
     cards taken from discard piles are still shown as known).
     """
-    shown = set(show_hands)
+    open_hands = set(show_hands)
     bottom = 1 - top
 
     def side(player: int, name: str, total: int) -> Side:
         cards = sorted(table.hand(player), key=lambda c: c.id)
         hand = (
             Hand(len(cards), tuple(cards))
-            if player in shown
+            if player in open_hands
             else Hand(len(cards), None, tuple(table.public_hand_cards(player)))
         )
         exps = tuple(tuple(table.expedition(player, s)) for s in table.suits)
@@ -365,7 +366,7 @@ def cards_line(cards: Iterable[Card]) -> Line:
 def side_line(board: Board, where: Where) -> Line:
     """A side's name, whose turn, and its round and match scores."""
     side = board.side(where)
-    left: Line = [("class:label", clip(side.name, NAME_WIDTH))]
+    left: Line = [("class:label", clip(shown(side.name), NAME_WIDTH))]
     if board.to_move is where:
         left.append(("class:tomove", "  < to move"))
     right: Line = [
@@ -391,8 +392,8 @@ def hand_line(side: Side, label: str = "hand") -> Line:
 
 
 def column_header(board: Board) -> Line:
-    top = clip(board.top.name, CARDS_WIDTH - 1)
-    bottom = clip(board.bottom.name, CARDS_WIDTH - 1)
+    top = clip(shown(board.top.name), CARDS_WIDTH - 1)
+    bottom = clip(shown(board.bottom.name), CARDS_WIDTH - 1)
     return [
         ("class:header", " " * (VALUE_WIDTH + 1) + f"{top:>{CARDS_WIDTH}}"),
         ("class:header", f"{'discards':^{MIDDLE_WIDTH}}"),
@@ -524,7 +525,7 @@ def scoring_lines(
     total = sum(expedition_value(e) for e in expeditions)
     lines: list[Line] = [
         spread(
-            [("class:label", clip(name, NAME_WIDTH))],
+            [("class:label", clip(shown(name), NAME_WIDTH))],
             [("", "round "), (value_style(total), signed(total))],
         )
     ]

@@ -40,6 +40,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from lcnet import replay
 from lcnet.replay import MatchRecord, Position
 from lcnet.seat import Seat
+from lcnet.textsafe import shown
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,
@@ -108,9 +109,9 @@ class Perspective(enum.Enum):
 
 
 def seat_label(record: MatchRecord, seat: Seat) -> str:
-    """A player's name with their seat, e.g. ``Ada (host)``."""
+    """A player's name with their seat, e.g. ``Ada (host)`` (the name escaped)."""
     name = record.name(seat)
-    return name if name == str(seat) else f"{clip(name, 20)} ({seat})"
+    return name if name == str(seat) else f"{clip(shown(name), 20)} ({seat})"
 
 
 def move_text(record: MatchRecord, position: Position, perspective: Perspective) -> str:
@@ -120,8 +121,8 @@ def move_text(record: MatchRecord, position: Position, perspective: Perspective)
         return f"round {position.round} begins; {seat_label(record, starter)} starts"
     seat, turn = position.last
     drawn = position.drawn
-    shown = position.hands_known and perspective.seat in (None, seat)
-    if turn.draw.suit is None and not shown:
+    known = position.hands_known and perspective.seat in (None, seat)
+    if turn.draw.suit is None and not known:
         drawn = None  # a card drawn from the deck is secret to everyone but its holder
     return describe_turn(seat_label(record, seat), turn, drawn)
 
@@ -130,15 +131,15 @@ def position_lines(record: MatchRecord, position: Position, perspective: Perspec
     """The board at ``position`` with the move that led there (all within 80 columns)."""
     bottom = perspective.seat or Seat.HOST
     top = bottom.other
-    shown: list[int] = []
+    open_hands: list[int] = []
     if position.hands_known:
-        shown = [int(s) for s in Seat] if perspective.seat is None else [int(bottom)]
+        open_hands = [int(s) for s in Seat] if perspective.seat is None else [int(bottom)]
     board = board_from_table(
         position.table,
         top=int(top),
         names=(seat_label(record, top), seat_label(record, bottom)),
         totals=(position.totals_before[top], position.totals_before[bottom]),
-        show_hands=shown,
+        show_hands=open_hands,
         round_number=position.round,
         rounds=record.rounds,
         turn=position.turn,
@@ -167,8 +168,8 @@ def position_lines(record: MatchRecord, position: Position, perspective: Perspec
         lines.append(
             [
                 ("class:banner", f" round {position.round} over: "),
-                ("class:banner", f"{record.name(Seat.HOST)} {signed(a)}, "),
-                ("class:banner", f"{record.name(Seat.JOINER)} {signed(b)} "),
+                ("class:banner", f"{shown(record.name(Seat.HOST))} {signed(a)}, "),
+                ("class:banner", f"{shown(record.name(Seat.JOINER))} {signed(b)} "),
             ]
         )
     return lines
@@ -199,10 +200,10 @@ def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
         if position.table.is_over:
             a, b = position.scores
             out.append(
-                f"round {position.round} over: {record.name(Seat.HOST)} {signed(a)}, "
-                f"{record.name(Seat.JOINER)} {signed(b)}"
+                f"round {position.round} over: {shown(record.name(Seat.HOST))} {signed(a)}, "
+                f"{shown(record.name(Seat.JOINER))} {signed(b)}"
             )
-    out.append(f"audit: {record.verdict.summary}")
+    out.append(shown(f"audit: {record.verdict.summary}"))
     return out
 
 
@@ -426,7 +427,7 @@ class ReplayViewer(Redrawn):
     def _status(self) -> StyleAndTextTuples:
         if self.too_small():
             return []
-        verdict = textwrap.shorten(f"audit: {self.record.verdict.summary}", SCREEN_WIDTH - 2)
+        verdict = textwrap.shorten(shown(f"audit: {self.record.verdict.summary}"), SCREEN_WIDTH - 2)
         keys = "arrows step  PgUp/PgDn round  v view  a analyze  ? help  q quit "
         return [
             ("class:status.turn", f" {verdict:<{SCREEN_WIDTH - 1}}"),
