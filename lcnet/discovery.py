@@ -25,6 +25,16 @@ An announcement is only a hint about where to connect: the fingerprint it
 gives is checked against the key the host then signs its welcome with
 (:func:`announced_key_check`), and a mismatch refuses the host as an impostor.
 
+Forgeries. An lcnet host's service instance name is its player's name and the
+start of its key's fingerprint (:func:`instance_label`, ``Alice (3F2A-9C1B)``).
+Multicast DNS is not authenticated, so anyone can answer under that very name
+with another key in the TXT record, which hides the real game from tools that
+keep one answer per name. An answer whose instance name is not the one its
+own TXT record's name and key give is a **forgery** (:func:`forgery`): it is
+listed as such, never picked by name, and never joined without a warning.
+The instance name carries only 32 bits of the fingerprint, so a match there
+proves nothing; only a mismatch is proof.
+
 ``zeroconf`` is imported only when something is announced or looked for.
 """
 
@@ -34,6 +44,7 @@ import asyncio
 import contextlib
 import dataclasses
 import ipaddress
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +54,7 @@ from lcnet import __version__, hashing, identity, names, wire
 from lcnet.errors import ExitCode, UserError
 from lcnet.net import NetError, PeerCheck
 from lcnet.seat import Seat
+from lcnet.textsafe import shown
 
 if TYPE_CHECKING:
     from zeroconf import ServiceInfo
@@ -70,6 +82,13 @@ CLOSE_TIMEOUT: Final = 3.0
 
 MAX_LABEL_BYTES: Final = 63
 """A DNS label, and so a service instance name, is at most 63 bytes."""
+
+MAX_NUMBER_DIGITS: Final = 4
+"""Digits of a number in a TXT record (suits, rounds, a version): a longer one is
+no lcnet game's, and would only fill the listing."""
+
+SHOWN_INSTANCE_CHARS: Final = 70
+"""How much of a stranger's instance name a warning quotes (a label is 63 bytes)."""
 
 
 class NoGamesFound(UserError):
@@ -111,6 +130,9 @@ class Game:
     """For a match being played: the host's opponent (name, key fingerprint)."""
     watchers: int = 0
     """For a match being played: how many spectators watch it."""
+    forged: str | None = None
+    """Why its instance name is not the one its TXT record's name and key give
+    (:func:`forgery`): someone answered under another game's name."""
 
     @property
     def address(self) -> str:
@@ -149,8 +171,10 @@ class Game:
         return f"{self.suits} suits, {self.rounds} {rounds}"
 
     def note(self) -> str:
-        """``known`` and the warnings (after a ``!``), as one short text."""
-        parts = ["known"] if self.known else []
+        """``FORGED``, ``known`` and the warnings (after a ``!``), as one short text."""
+        parts = ["FORGED"] if self.forged else []
+        if self.known:
+            parts.append("known")
         if self.warnings:
             parts.append("! " + "; ".join(self.warnings))
         return " ".join(parts)
@@ -176,6 +200,7 @@ class Game:
             ),
             "known": self.known,
             "warnings": list(self.warnings),
+            "forged": self.forged,
             "instance": self.instance,
         }
 
@@ -224,20 +249,23 @@ def game_from_record(
             return None
     try:
         name = identity.validate_name(text["name"])
-        suits, rounds = int(text["suits"]), int(text["rounds"])
+        suits, rounds = _number(text["suits"]), _number(text["rounds"])
         major, _, minor = text["v"].partition(".")
-        protocol = (int(major), int(minor))
+        protocol = (_number(major), _number(minor))
         fingerprint, state = text["fp"], text["state"]
     except (KeyError, ValueError, UserError):
         return None
     if not addresses or port is None or not 0 < port <= 65535 or state not in STATES:
         return None
-    if suits not in (5, 6) or rounds < 1 or not _is_fingerprint(fingerprint):
+    if suits not in (5, 6) or not 1 <= rounds <= wire.MAX_ROUNDS:
+        return None
+    if not _is_fingerprint(fingerprint):
         return None
     opponent = None
     if state == PLAYING and "oname" in text and _is_fingerprint(text.get("ofp", "")):
         with contextlib.suppress(UserError):
             opponent = (identity.validate_name(text["oname"]), text["ofp"])
+    forged = forgery(instance, name, fingerprint)
     return Game(
         instance,
         name,
@@ -248,9 +276,22 @@ def game_from_record(
         rounds,
         protocol,
         state,
+        warnings=() if forged is None else (forged_warning(forged),),
         opponent=opponent,
         watchers=_count(text.get("watch")),
+        forged=forged,
     )
+
+
+_DIGITS: Final = re.compile(rf"[0-9]{{1,{MAX_NUMBER_DIGITS}}}")
+
+
+def _number(text: str) -> int:
+    """A small number written in ASCII digits (``ValueError`` for anything else:
+    signs, blanks, other scripts' digits, or more than a few digits)."""
+    if _DIGITS.fullmatch(text) is None:
+        raise ValueError(f"not a small number: {text!r}")
+    return int(text)
 
 
 def _count(text: str | None) -> int:
@@ -269,10 +310,47 @@ def _is_fingerprint(text: str) -> bool:
 
 def instance_label(name: str, fingerprint: str) -> str:
     """A readable service instance name, at most one DNS label long."""
-    tail = f" ({fingerprint[:9]})"
-    room = MAX_LABEL_BYTES - len(tail.encode())
-    head = name.encode()[:room].decode("utf-8", errors="ignore").replace(".", " ")
-    return head + tail
+    return _instance_head(name, fingerprint) + _instance_tail(fingerprint)
+
+
+def _instance_tail(fingerprint: str) -> str:
+    return f" ({fingerprint[:9]})"
+
+
+def _instance_head(name: str, fingerprint: str) -> str:
+    room = MAX_LABEL_BYTES - len(_instance_tail(fingerprint).encode())
+    return name.encode()[:room].decode("utf-8", errors="ignore").replace(".", " ")
+
+
+_LABEL_TAIL: Final = re.compile(r" \(([0-9A-Fa-f]{4}-[0-9A-Fa-f]{4})\)(?:-[1-9][0-9]{0,5})?\Z")
+"""The end of an lcnet instance name: the fingerprint's first two groups, and
+the ``-2``, ``-3``… that a name clash on the network makes a host add."""
+
+
+def forgery(instance: str, name: str, fingerprint: str) -> str | None:
+    """Why ``instance`` is not the instance name an lcnet host whose TXT record
+    gives ``name`` and ``fingerprint`` announces (:func:`instance_label`, perhaps
+    renamed after a clash), or ``None`` if it is."""
+    quoted = f"'{shown(instance, limit=SHOWN_INSTANCE_CHARS)}'"
+    found = _LABEL_TAIL.search(instance)
+    if found is None:
+        return f"its service name {quoted} carries no key fingerprint, as every lcnet host's does"
+    carried = found.group(1).upper()
+    if carried != fingerprint[:9]:
+        return (
+            f"its service name {quoted} carries the fingerprint {carried}, but its key is "
+            f"{fingerprint}: it copies another game's name"
+        )
+    # DNS names are compared without case (a search groups answers so too): a
+    # name in other capitals is the same name, whoever sent it.
+    if instance[: found.start()].lower() != _instance_head(name, fingerprint).lower():
+        return f"its service name {quoted} is not that of {name!r}, the player it gives"
+    return None
+
+
+def forged_warning(reason: str) -> str:
+    """The warning a forged announcement carries on every screen."""
+    return f"forged announcement: {reason}"
 
 
 def sort_games(games: Iterable[Game]) -> list[Game]:
@@ -283,6 +361,7 @@ def sort_games(games: Iterable[Game]) -> list[Game]:
         key=lambda g: (
             not g.joinable,
             g.name.casefold(),
+            g.forged is not None,
             not g.known,
             g.where,
             g.fingerprint,
@@ -299,7 +378,7 @@ def assess(games: Sequence[Game], known: Mapping[str, bytes]) -> list[Game]:
     known_names = list(known)
     marked = []
     for game in games:
-        warnings = []
+        warnings = [] if game.forged is None else [forged_warning(game.forged)]
         key = known.get(game.name)
         is_known = key is not None and hashing.fingerprint(key) == game.fingerprint
         if key is not None and not is_known:
@@ -359,6 +438,12 @@ def pick(games: Sequence[Game], choice: str) -> Game:
                 f"({', '.join(_seen(g) for g in by_key)}): pick one by its number"
             )
     by_name = [g for g in games if names.look_alike(g.name, choice)]
+    if len(by_name) == 1 and by_name[0].forged is not None:
+        raise UserError(
+            f"{_seen(by_name[0])} is a forged announcement ({by_name[0].forged}), so it is "
+            "not picked by name. Pick it by its number or whole fingerprint only after "
+            "checking the fingerprint with the player you mean (`lcnet id` shows it)"
+        )
     if len(by_name) == 1:
         game = by_name[0]
         if game.name.casefold() != choice.casefold():
@@ -741,7 +826,10 @@ def games_from_answer(answer: Answer, machine: Sequence[Interface] = ()) -> list
     host name an lcnet host of that key gives itself (``lcnet-FINGERPRINT…``),
     or, when none is, with every service record: a listing then shows every
     pair, each with its fingerprint, and a wrong pair is refused when joined
-    (the host must sign with the announced key).
+    (the host must sign with the announced key). A target given several
+    addresses in this machine's networks is a game at each (:func:`places`):
+    anyone can answer with an address for any host name, so a copycat's
+    address cannot stand in front of the real one.
     """
     if not answer.instance.isprintable():
         return []  # no lcnet host gives such a name (control characters, …)
@@ -754,10 +842,39 @@ def games_from_answer(answer: Answer, machine: Sequence[Interface] = ()) -> list
         own = [(server, port) for server, port in records if server.lower().startswith(prefix)]
         for server, port in own or records:
             addresses = prefer_reachable(answer.addresses.get(server.lower(), ()), machine)
-            game = game_from_record(answer.instance, properties, addresses, port)
-            if game is not None:
-                games.setdefault((game.fingerprint, game.where), game)
+            for where in places(addresses, machine):
+                game = game_from_record(answer.instance, properties, where, port)
+                if game is not None:
+                    games.setdefault((game.fingerprint, game.where), game)
     return list(games.values())
+
+
+MAX_PLACES: Final = 16
+"""The most games one service record gives (one per address in a network of
+this machine): a host has a few interfaces; a flood of addresses gives no more."""
+
+
+def places(addresses: Sequence[str], machine: Sequence[Interface]) -> list[list[str]]:
+    """Where to connect for one service record, as the addresses of one game each.
+
+    ``addresses`` are ordered by :func:`prefer_reachable`. Each address in a
+    network of this machine is a place of its own (with the others after it,
+    to try next); if at most one is, the record is one place.
+    """
+    networks = [i.network for i in machine if not _is_loopback(i.address)]
+
+    def local(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return False
+        return not ip.is_loopback and any(ip.version == n.version and ip in n for n in networks)
+
+    near = [a for a in addresses if local(a)]
+    if len(near) <= 1:
+        return [list(addresses)] if addresses else []
+    far = [a for a in addresses if a not in near]
+    return [[a, *far] for a in near[:MAX_PLACES]]
 
 
 def server_prefix(fingerprint: str) -> str:

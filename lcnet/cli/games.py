@@ -14,6 +14,7 @@ from collections.abc import Callable
 from lcnet import discovery
 from lcnet.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
 from lcnet.errors import ExitCode, UsageError, UserError
+from lcnet.textsafe import shown
 
 DESCRIPTION = """\
 Look for games that `lcnet host` announces on the local network (DNS-SD over
@@ -76,9 +77,12 @@ def _none_found(seconds: float) -> NoGamesFound:
 
 
 def listing(games: list[Game]) -> str:
-    """The numbered list, one game a line."""
+    """The numbered list, one game a line (every text from the network escaped)."""
     rows = [
-        (f"{i}.", g.name, g.fingerprint, g.where, g.options(), g.status, g.note())
+        tuple(
+            shown(cell)
+            for cell in (f"{i}.", g.name, g.fingerprint, g.where, g.options(), g.status, g.note())
+        )
         for i, g in enumerate(games, 1)
     ]
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
@@ -93,6 +97,20 @@ FLAGGED = (
     "announce any name. Check the fingerprint with the player you mean (`lcnet id` shows it)."
 )
 
+FORGED = (
+    "FORGED marks an announcement made under a service name that is not its own (the "
+    "name carries another key's fingerprint than its record): someone answers as another "
+    "game. It is never picked by name; join it only after checking its fingerprint."
+)
+
+
+def explain(games: list[Game]) -> str | None:
+    """What the marks in the listing of ``games`` mean, if any is marked."""
+    lines = [FORGED] if any(g.forged for g in games) else []
+    if any(g.warnings for g in games):
+        lines.append(FLAGGED)
+    return "\n".join(lines) or None
+
 
 def run(args: argparse.Namespace) -> int:
     try:
@@ -106,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
     elif games:
         print(f"{len(games)} game(s) on the local network:")
         print(listing(games))
-        if any(g.warnings for g in games):
-            print(FLAGGED)
+        marks = explain(games)
+        if marks is not None:
+            print(marks)
         print("join one with: lcnet join (and pick it), or lcnet join ADDRESS:PORT", flush=True)
     if not games:
         raise _none_found(args.timeout)
@@ -133,18 +152,20 @@ def join_found(args: argparse.Namespace) -> int:
         raise _none_found(seconds)
     _say(f"{len(games)} game(s) found:")
     print(listing(games), file=sys.stderr, flush=True)
-    if any(g.warnings for g in games):
-        print(FLAGGED, file=sys.stderr, flush=True)
+    marks = explain(games)
+    if marks is not None:
+        print(marks, file=sys.stderr, flush=True)
     game = _choose(games, args.pick)
     if not game.joinable:
         raise UserError(
-            f"the game of {game.name} at {game.where} cannot be joined: {game.status}"
+            f"the game of {shown(game.name)} at {game.where} cannot be joined: {shown(game.status)}"
             + (" (it is playing someone else)" if game.status == discovery.BUSY else "")
             + (f"; watch it with: lcnet watch {game.where}" if game.watchable else "")
         )
     _say(
-        f"connecting to {game.name} at {game.where} (announced key {game.fingerprint}) "
+        f"connecting to {shown(game.name)} at {game.where} (announced key {game.fingerprint}) "
         f"as {me.name}, key fingerprint {me.fingerprint}"
+        + (" -- a FORGED announcement, as picked" if game.forged else "")
     )
     return asyncio.run(join_match(host=game.address, port=game.port, player=player, announced=game))
 
@@ -153,7 +174,7 @@ def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
     if choice is not None:
         game = discovery.pick(games, choice)
         if game.warnings:
-            _say(f"{verb}ing a flagged game, as picked: {'; '.join(game.warnings)}")
+            _say(f"{verb}ing a flagged game, as picked: {shown('; '.join(game.warnings))}")
         return game
     if not sys.stdin.isatty():
         raise UsageError(
@@ -176,12 +197,13 @@ def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
         except discovery.NeedsConfirmation as exc:
             game, why = exc.game, exc.reason
         except UserError as exc:
-            print(exc, file=sys.stderr, flush=True)
+            print(shown(str(exc)), file=sys.stderr, flush=True)
             continue
         else:
             if not game.warnings:
                 return game
             why = f"{game.name} at {game.where} is flagged: {'; '.join(game.warnings)}"
+        why = shown(why)
         if _confirmed(why):
             return game
 
@@ -210,5 +232,11 @@ def watch_found(args: argparse.Namespace, watch: Callable[[str, int], int]) -> i
         )
     _say(f"{len(games)} match(es) being played:")
     print(listing(games), file=sys.stderr, flush=True)
-    game = games[0] if len(games) == 1 and args.pick is None else _choose(games, args.pick, "watch")
+    marks = explain(games)
+    if marks is not None:
+        print(marks, file=sys.stderr, flush=True)
+    # The only one is watched without asking, unless it is flagged (a forgery, a
+    # name that is not who it says): then it is picked as any game is.
+    alone = len(games) == 1 and args.pick is None and not games[0].warnings
+    game = games[0] if alone else _choose(games, args.pick, "watch")
     return watch(game.address, game.port)
