@@ -250,8 +250,10 @@ def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
         )
     )
     proven = merged.proves_a_fault
-    # A damaged file that also ends cut off: the cut may be damage too, so where
-    # its transcript ended is not shown by its bytes (nor by the other file's).
+    # A damaged file that also ends cut off: the run read after the damage may
+    # be one a player planted, whose last length swallows the file's own
+    # records, so where its transcript ended is not shown by its bytes (nor by
+    # the other file's, which may be that player's). PROTOCOL.md §7.2.
     open_end = fix.unvouched or contents.torn is not None
     if not open_end or proven:
         merged.repaired = fix
@@ -274,8 +276,11 @@ def _repaired_verdict(contents: ReplayContents, fix: Repair) -> Verdict:
     else:
         assert contents.torn is not None
         why = (
-            f"this file also ends in a record cut off at byte {contents.torn.offset}, so "
-            "where its transcript ended is not shown"
+            f"this file also ends in a record cut off at byte {contents.torn.offset}: after "
+            "damage that is not shown to be what a crash left (a run of records a player "
+            "planted in a frame can end so), so neither the frames read after the damage "
+            "nor where they stop are shown to be this file's own (PROTOCOL.md §7.2, damage "
+            "and a torn end)"
         )
     verdict = damaged_verdict(
         contents,

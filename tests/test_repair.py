@@ -109,3 +109,26 @@ def test_a_forged_frame_in_the_gap_does_not_chain_and_is_not_spliced(tmp_path: P
     verdict = repair.audit_pair(read_replay(path), twin, ("host", "twin"))[0][0]
     assert verdict.kind is audit.VerdictKind.DAMAGED, verdict.summary
     assert "do not form one chain at position 200" in " ".join(verdict.notes)
+
+
+def test_damage_and_a_torn_end_are_not_repaired_even_by_a_perfect_twin(tmp_path: Path) -> None:
+    """PROTOCOL.md §7.2, *Damage and a torn end*: after damage, a record cut
+    off by the end of the file is not shown to be what a crash left (a run a
+    player planted inside its own frame may be read there, ending in a length
+    that swallows the owner's records), and no other file can vouch for what
+    the damaged file held at its end. The twin fills the gap, the merged
+    transcript is shown for information, and the verdict stays DAMAGED."""
+    data = bytearray(HOST.read_bytes())
+    starts = _frame_records(bytes(data))
+    data[starts[200] + 40] ^= 0x20
+    path = tmp_path / "host.lcnet"
+    path.write_bytes(bytes(data[: starts[300] + 30]))  # cut inside frame 300's record
+    damaged = read_replay(path)
+    assert damaged.damage and damaged.torn is not None
+    verdict = repair.audit_pair(damaged, read_replay(JOINER), ("host", "twin"))[0][0]
+    assert verdict.kind is audit.VerdictKind.DAMAGED, verdict.summary
+    assert verdict.repaired is not None and verdict.repaired.filled == [200]
+    assert verdict.repaired.unvouched == []
+    assert verdict.shows is not None and verdict.shows.kind is audit.VerdictKind.INCOMPLETE
+    assert "ends in a record cut off" in verdict.summary
+    assert not _accuses(verdict, Seat.HOST)
