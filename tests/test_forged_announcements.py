@@ -190,6 +190,19 @@ def test_joining_a_forgery_by_its_number_says_so_first(capsys: pytest.CaptureFix
     assert "joining a flagged game, as picked: forged announcement" in err
 
 
+def test_at_a_terminal_a_forgery_picked_by_number_needs_a_typed_yes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = discovery.sort_games(discovery.games_from_answer(copycat_answer(), MACHINE))
+    typed = iter(["Alice", "2", "no", "2", "yes"])
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
+    assert games_cli._choose(games, None) is games[1]
+    err = capsys.readouterr().err
+    assert "2 games answer to 'Alice'" in err
+    assert err.count("is flagged: forged announcement") == 2, err
+
+
 def test_watching_a_lone_forgery_is_not_done_without_asking(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
