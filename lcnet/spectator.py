@@ -309,8 +309,11 @@ class Spectator:
         except wire.MalformedFrame as exc:
             self._drop(out, Dropped.EVIDENCE, str(exc))
             return
-        if frame.seq is None or frame.seq == 0 or len(self.evidence) >= MAX_EVIDENCE:
+        if frame.seq is None or frame.seq == 0:
             self._drop(out, Dropped.EVIDENCE, "not a transcript frame after the first")
+            return
+        if len(self.evidence) >= MAX_EVIDENCE:
+            self._drop(out, Dropped.EVIDENCE, f"{MAX_EVIDENCE} are kept already")
             return
         if any(f.raw == raw for f in self._pending):
             return

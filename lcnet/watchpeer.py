@@ -21,7 +21,6 @@ name them, and again on ``i`` + Enter.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import os
 import time
@@ -232,8 +231,14 @@ class _Spectating:
         )
         game = self.spectator.observer.game_id or NO_GAME
         frame = wire.make_frame(message, identity.signing_key, game=game)
-        with contextlib.suppress(zmq.ZMQError):
-            self.sock.send_multipart([frame.raw], flags=zmq.NOBLOCK)
+        try:
+            sent = self.sock.send_multipart([frame.raw], flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            sent = None  # no connection now: the next ask goes when it is back
+        if isinstance(sent, asyncio.Future):
+            # A send that cannot go now fails its future: retrieve that, or
+            # asyncio prints a traceback when the future is collected.
+            sent.add_done_callback(_retrieve)
         self.pace.asked(now, self.spectator.have)
 
     def _file(self) -> ReplayWriter:
@@ -257,3 +262,8 @@ class _Spectating:
         self.writer = ReplayWriter.create(self.path, header)
         self.how.on_file(self.path)
         return self.writer
+
+
+def _retrieve(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()
