@@ -8,8 +8,8 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
 * sends ``sync`` on every (re)connection, and the peer that holds more frames
   resends the missing ones from its transcript, because ZeroMQ silently drops
   messages in flight when a connection breaks (duplicates are ignored);
-* checks liveness twice: ZMTP heartbeats find a dead process or network, and
-  ``ping``/``pong`` find a program that hangs;
+* checks liveness with the protocol's own ``ping``/``pong`` and ``sync``
+  (:mod:`lcnet.link`), never with ZMTP heartbeats (see :func:`_common_options`);
 * turns away a third peer with a ``busy`` frame that says why, without
   disturbing the match;
 * counts, and otherwise ignores, anything that does not decode or verify
@@ -78,10 +78,6 @@ MAX_MESSAGE_BYTES: Final = 64 * 1024
 refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
 connection before it is read into memory (the joiner then dials again, see
 :data:`lcnet.link.REDIAL_GRACE`)."""
-
-HEARTBEAT_IVL_MS: Final = 1000
-HEARTBEAT_TIMEOUT_MS: Final = 5000
-"""ZMTP heartbeats: a connection silent for 5 s is dead (process or network)."""
 
 CLOSE_LINGER_MS: Final = 2000
 """On close, up to 2 s to deliver what is still queued (the last frames)."""
@@ -902,10 +898,19 @@ def _swallow(future: asyncio.Future[object]) -> None:
 
 
 def _common_options(sock: zmq.asyncio.Socket) -> None:
+    """The options every socket of ours has.
+
+    No ZMTP heartbeats (``HEARTBEAT_IVL``/``TIMEOUT``/``TTL``): libzmq 4.3.5,
+    the release bundled with pyzmq, aborts the whole process when a heartbeat
+    falls due on a connection whose input is stopped (its queue full) and that
+    failed meanwhile (``Assertion failed: !_io_error``, stream_engine_base.cpp:
+    the timer writes a PING without checking the error). Any stranger makes
+    that happen: 30 connections that each send 2,000 messages and close without
+    reading killed a host within a second, every time (tests/test_stranger_socket.py).
+    Liveness is the protocol's own ``ping``/``pong``, and a joiner whose host
+    falls silent dials again (:mod:`lcnet.link`).
+    """
     sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
-    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
-    sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
     sock.setsockopt(zmq.LINGER, CLOSE_LINGER_MS)
     sock.setsockopt(zmq.IPV6, 1)  # IPv6 addresses too; "*" binds both families
 

@@ -1,0 +1,204 @@
+"""A stranger at the socket: raw ZMTP against lcnet's host, joiner and spectator.
+
+Every program here that a stranger attacks runs in a child process, so that
+an abort inside libzmq is a failed test (the child's exit status), not a dead
+pytest worker. The stranger writes ZMTP bytes itself (tests/zmtp.py): it can
+close without reading, reset connections, flood and send what no library
+would. The property: the target does not crash, does not hang past its
+stated timeouts, and the honest match still completes with valid files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import TypeVar
+
+import zmq.asyncio
+
+from lcnet.seat import Seat
+from tests import zmtp
+from tests.netutil import (
+    DEADLINE,
+    LOOPBACK,
+    TIMING_ARGS,
+    LocalPeer,
+    finish,
+    local_joiner,
+    replay_file,
+    spawn,
+    spawn_host,
+    stop,
+)
+from tests.test_net import assert_valid_pair
+
+T = TypeVar("T")
+
+UNREAD_CONNECTIONS = 8
+UNREAD_MESSAGES = 1500
+"""The pattern that aborted libzmq 4.3.5 with ZMTP heartbeats on (an idle
+``lcnet host`` died of it 3 times in 3, within a second): each connection
+queues more than a socket's receive limit (1,000 messages), so libzmq stops
+reading it; the connection then fails while it is stopped, and the
+heartbeat falls due before the host has read the queue."""
+
+
+def unread_floods(port: int, payloads: list[bytes]) -> int:
+    """:data:`UNREAD_CONNECTIONS` connections that each send
+    :data:`UNREAD_MESSAGES` copies of a payload (taking turns) and close
+    without reading; how many could send everything."""
+    return sum(
+        zmtp.unread_burst(port, payloads[n % len(payloads)], UNREAD_MESSAGES)
+        for n in range(UNREAD_CONNECTIONS)
+    )
+
+
+async def host_outlives(host: asyncio.subprocess.Process, honest: Awaitable[T]) -> T:
+    """Wait for ``honest`` (the honest side's part); a host that ends before it
+    fails the test at once, with its exit status (-6: an abort) and last words."""
+    work = asyncio.ensure_future(honest)
+    ended = asyncio.ensure_future(host.wait())
+    try:
+        await asyncio.wait({work, ended}, timeout=DEADLINE, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done() and ended.done():
+            assert host.stderr is not None
+            words = (await host.stderr.read()).decode(errors="replace")
+            raise AssertionError(f"the host died ({host.returncode}) mid-way: {words[-300:]}")
+        return await asyncio.wait_for(work, DEADLINE)
+    finally:
+        for task in (work, ended):
+            task.cancel()
+
+
+async def bot_joiner(directory: Path, port: int) -> asyncio.subprocess.Process:
+    args = ["join", f"{LOOPBACK}:{port}", "--bot", "random", *TIMING_ARGS]
+    args += ["--replays", str(directory / "replays")]
+    return await spawn(args, directory / "home", directory)
+
+
+def test_an_idle_host_survives_connections_that_flood_and_close_unread(tmp_path: Path) -> None:
+    async def main() -> None:
+        host, port = await spawn_host(tmp_path / "h")
+        joiner = None
+        try:
+            payload = zmtp.bad_watch(random.Random(1))
+            sent = await asyncio.to_thread(unread_floods, port, [payload])
+            assert sent == UNREAD_CONNECTIONS
+            # Still there: it plays a whole match with the next joiner.
+            joiner = await bot_joiner(tmp_path / "j", port)
+            code, _, err = await host_outlives(host, finish(joiner))
+            assert code == 0, err[-800:]
+            code, _, err = await finish(host)
+            assert code == 0, f"the host ended with {code}: {err[-800:]}"
+        finally:
+            await stop(host)
+            if joiner is not None:
+                await stop(joiner)
+        assert_valid_pair(replay_file(tmp_path / "h"), replay_file(tmp_path / "j"))
+
+    asyncio.run(main())
+
+
+def test_a_host_mid_match_survives_connections_that_flood_and_close_unread(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        host, port = await spawn_host(tmp_path / "h", rounds=2)
+        ctx = zmq.asyncio.Context()
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=3)
+        floods: list[asyncio.Task[int]] = []
+        rng = random.Random(2)
+        payloads = [zmtp.bad_watch(rng), zmtp.hello(rng)]
+
+        def flood_once_under_way(peer: LocalPeer) -> None:
+            track = peer.session.round
+            if track is not None and len(track.turns) >= 6 and not floods:
+                floods.append(
+                    asyncio.ensure_future(asyncio.to_thread(unread_floods, port, payloads))
+                )
+
+        try:
+            joiner.peer.start()
+            await host_outlives(host, joiner.play(hook=flood_once_under_way))
+            assert floods, "the flood started mid-match"
+            assert await asyncio.wait_for(floods[0], DEADLINE) == UNREAD_CONNECTIONS
+            code, _, err = await finish(host)
+            assert code == 0, f"the host ended with {code}: {err[-800:]}"
+        finally:
+            await stop(host)
+            await joiner.peer.aclose()
+            ctx.term()
+        assert joiner.session.seat is Seat.JOINER and joiner.session.is_over
+        assert_valid_pair(replay_file(tmp_path / "h"), joiner.path)
+
+    asyncio.run(main())
+
+
+def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Path) -> None:
+    """The options alone (lcnet.net.bind_host's socket, nothing of lcnet's
+    logic): a child that answers every message and is slower than the flood."""
+
+    async def main() -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            _ROUTER_CHILD,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(proc.stdout.readline(), DEADLINE)
+            port = int(line)
+            await asyncio.to_thread(unread_floods, port, [b"x" * 150])
+            # It says when it has read every queue (or it died: no line).
+            while (line := await asyncio.wait_for(proc.stdout.readline(), DEADLINE)) != b"idle\n":
+                assert line, "the child died"
+            reply = await asyncio.wait_for(_ask_router(port), DEADLINE)
+            assert reply == b"answer"
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+            _, err = await proc.communicate()
+        assert proc.returncode in (-9, None), err.decode(errors="replace")[-500:]
+
+    asyncio.run(main())
+
+
+_ROUTER_CHILD = """
+import time, zmq, zmq.asyncio
+from lcnet.net import bind_host
+ctx = zmq.asyncio.Context()
+sock, port = bind_host(ctx, "127.0.0.1", 0)
+plain = zmq.Socket.shadow(sock.underlying)
+print(port, flush=True)
+read = 0
+while True:
+    if not plain.poll(500):
+        if read:
+            print("idle", flush=True)
+        continue
+    ident, *parts = plain.recv_multipart()
+    read += 1
+    time.sleep(0.001)  # slower than the flood: its queues fill
+    try:
+        plain.send_multipart([ident, b"answer"], flags=zmq.NOBLOCK)
+    except zmq.ZMQError:
+        pass
+"""
+
+
+async def _ask_router(port: int) -> bytes:
+    ctx = zmq.asyncio.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(f"tcp://{LOOPBACK}:{port}")
+    try:
+        await sock.send(b"question")
+        return bytes(await sock.recv())
+    finally:
+        sock.close()
+        ctx.term()
