@@ -582,10 +582,27 @@ def announce_interfaces(bound: str, interfaces: Iterable[Interface] | None = Non
     return [str(address)] if str(address) in mine else []
 
 
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _networks(interfaces: Iterable[Interface]) -> list[_Network]:
+    """The networks of this machine's interfaces other than loopback."""
+    return [i.network for i in interfaces if not _is_loopback(i.address)]
+
+
+def _in_networks(address: str, networks: Sequence[_Network]) -> bool:
+    """Whether ``address`` (not loopback) is in one of ``networks``."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return False
+    return not ip.is_loopback and any(ip.version == n.version and ip in n for n in networks)
+
+
 def prefer_reachable(addresses: Iterable[str], interfaces: Iterable[Interface]) -> list[str]:
     """``addresses`` ordered for connecting: those in a network of this
     machine's first, then the others (IPv4 before IPv6 in each), loopback last."""
-    networks = [i.network for i in interfaces if not _is_loopback(i.address)]
+    networks = _networks(interfaces)
 
     def rank(address: str) -> tuple[int, int]:
         try:
@@ -594,8 +611,7 @@ def prefer_reachable(addresses: Iterable[str], interfaces: Iterable[Interface]) 
             return (4, 0)
         if ip.is_loopback:
             return (3, 0)
-        local = any(ip.version == net.version and ip in net for net in networks)
-        return (0 if local else 1, 0 if ip.version == 4 else 1)
+        return (0 if _in_networks(address, networks) else 1, 0 if ip.version == 4 else 1)
 
     unique = list(dict.fromkeys(addresses))
     return sorted(unique, key=rank)
@@ -861,16 +877,8 @@ def places(addresses: Sequence[str], machine: Sequence[Interface]) -> list[list[
     network of this machine is a place of its own (with the others after it,
     to try next); if at most one is, the record is one place.
     """
-    networks = [i.network for i in machine if not _is_loopback(i.address)]
-
-    def local(address: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(address.split("%")[0])
-        except ValueError:
-            return False
-        return not ip.is_loopback and any(ip.version == n.version and ip in n for n in networks)
-
-    near = [a for a in addresses if local(a)]
+    networks = _networks(machine)
+    near = [a for a in addresses if _in_networks(a, networks)]
     if len(near) <= 1:
         return [list(addresses)] if addresses else []
     far = [a for a in addresses if a not in near]
