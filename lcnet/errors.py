@@ -174,6 +174,16 @@ UNREACHABLE_TEXT: Final = (
 )
 
 
+def rematch_unanswered(seconds: float) -> str:
+    """Why the program that bound the socket stops when the opponent, which
+    agreed to another match, never answered its opening of it (in a rematch,
+    this program says hello; there is no address to check)."""
+    return (
+        f"the opponent agreed to another match but did not answer its opening for "
+        f"{seconds:g} s (it left, or its program stopped); the match before is saved"
+    )
+
+
 class NetError(UserError):
     """A network problem the user can act on (the message says how)."""
 

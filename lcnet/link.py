@@ -141,13 +141,27 @@ class Redial:
 
     Only a protocol error ends a connection for good: the host sent a message
     too large to read or bytes that are not ZMTP; the adapter counts it as
-    dropped and tells the user (:data:`REDIAL_NOTICE`)."""
+    dropped and tells the user (:data:`REDIAL_NOTICE`).
+
+    ``silent``: the host answered nothing for the peer timeout instead. Its
+    connection may be dead without either end having been told (a network
+    that went away): no ZMTP heartbeat ends it (see lcnet.net), so the joiner
+    dials again itself, once per silence; the silence notice says why."""
+
+    silent: bool = False
 
 
 @dataclass(frozen=True)
 class AbandonOpening:
     """A new host's opponent took the opening no step further within
     :attr:`Timing.opening_timeout`: turn it away and wait for another."""
+
+
+@dataclass(frozen=True)
+class OpponentGone:
+    """The match is over and the opponent has been silent for the peer timeout
+    (it answers no ping): whoever waits for its answer (another match?) stops
+    waiting. Said once."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +182,7 @@ Action = (
     | PeerCaughtUp
     | Redial
     | AbandonOpening
+    | OpponentGone
     | ConnectTimedOut
 )
 
@@ -224,6 +239,8 @@ class Link:
         self._frames = 0
         self._progress_at = now
         """When the transcript last grew (see :attr:`Timing.opening_timeout`)."""
+        self._gone_told = False
+        """:class:`OpponentGone` was said (once per match)."""
 
     # -- time
 
@@ -276,6 +293,11 @@ class Link:
             actions += self._sync(now, match, force=False)
         if silent > self.timing.peer_timeout and self.status in _LIVE:
             actions += [*self._set(Status.DISCONNECTED), Notice(silence_notice(silent))]
+            if self.role is Seat.JOINER:
+                actions.append(Redial(silent=True))
+        elif silent > self.timing.peer_timeout and match.over and not self._gone_told:
+            self._gone_told = True
+            actions.append(OpponentGone())
         return actions
 
     # -- the match

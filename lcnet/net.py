@@ -43,7 +43,13 @@ from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
 from lcnet.audience import DEFAULT_SPECTATORS, NO_GAME, SPECTATOR_GRACE, Audience
 from lcnet.engine import Turn
-from lcnet.errors import UNREACHABLE_TEXT, LocalProtocolError, SessionFailed, UserError
+from lcnet.errors import (
+    UNREACHABLE_TEXT,
+    LocalProtocolError,
+    SessionFailed,
+    UserError,
+    rematch_unanswered,
+)
 from lcnet.errors import IncompatiblePeer as IncompatiblePeer
 from lcnet.errors import LocalFailure as LocalFailure
 from lcnet.errors import NetError as NetError
@@ -508,10 +514,15 @@ class NetPeer:
                     self._commit(self._session.start())
                 case link.PeerCaughtUp():
                     self._peer_done.set()
-                case link.Redial():
-                    self._redial()
+                case link.Redial(silent=silent):
+                    self._redial(silent=silent)
+                case link.ConnectTimedOut() if self._role is Seat.HOST:
+                    # A rematch's joiner binds the socket: no address to check.
+                    self._fail(Refused(rematch_unanswered(self._timing.connect_timeout)))
                 case link.ConnectTimedOut():
                     self._fail(Unreachable(UNREACHABLE_TEXT))
+                case link.OpponentGone():
+                    self._talk.gone()
                 case link.AbandonOpening():
                     self._abandon_opening()
 
@@ -565,9 +576,10 @@ class NetPeer:
             if line is not None:
                 line.close()
 
-    def _redial(self) -> None:
-        """Connect the joiner again after ZeroMQ gave up on its connection (see REDIAL_GRACE)."""
-        if self._line is not None and self._line.redial():
+    def _redial(self, *, silent: bool = False) -> None:
+        """Connect the joiner again after ZeroMQ gave up on its connection (see
+        REDIAL_GRACE), or after the host fell silent (``silent``: told already)."""
+        if self._line is not None and self._line.redial() and not silent:
             # The message that cost the connection is lost like any other that does not decode.
             self.dropped += 1
             self._notice(link.REDIAL_NOTICE)
@@ -723,10 +735,12 @@ class _Talk:
         self.offer = Offer()
         self._say, self._changed = say, changed
         self._heard = asyncio.Event()
+        """The opponent answered, or went away (nobody will answer)."""
 
     async def answer(self, ok: bool, wait: float | None) -> bool:
         """Say ``ok`` (the first answer stands); with ``ok``, wait at most ``wait``
-        seconds for the opponent's: whether both want another match."""
+        seconds for the opponent's, and no longer than it stays (see
+        :meth:`gone`): whether both want another match."""
         if self.offer.ours is None:
             self.offer = dataclasses.replace(self.offer, ours=ok)
             self._say(wire.Rematch(ok=ok))
@@ -735,6 +749,11 @@ class _Talk:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._heard.wait(), wait)
         return self.offer.agreed
+
+    def gone(self) -> None:
+        """The opponent is gone (silent for the peer timeout after the end):
+        nobody is left to answer, so a wait for its answer ends now."""
+        self._heard.set()
 
     def heard(self, ok: bool) -> None:
         """The opponent's answer (its first counts)."""

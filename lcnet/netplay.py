@@ -351,9 +351,11 @@ async def drive_bot(
             say(update.notice)
 
 
-REMATCH_WAIT: Final = 600.0
-"""Seconds a bot that wants another match waits for the opponent's answer
-(a person may look at the result for a while first)."""
+REMATCH_WAIT: Final = 120.0
+"""Seconds a bot that wants another match waits for the opponent's answer (a
+person may look at the result for a while first). The wait ends sooner when
+the opponent is gone: silent, answering no ping, for the peer timeout
+(:class:`lcnet.link.OpponentGone`); an opponent that leaves says no."""
 
 
 def _exit_code(client: MatchClient) -> int:

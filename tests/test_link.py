@@ -25,6 +25,7 @@ from lcnet.link import (
     ConnectTimedOut,
     Link,
     Notice,
+    OpponentGone,
     PeerCaughtUp,
     Redial,
     Resend,
@@ -202,13 +203,39 @@ def test_a_resumed_joiner_still_connecting_counts_a_silent_host_as_disconnected(
     assert StatusChanged(Status.DISCONNECTED) in actions and of(Notice, actions)
 
 
-def test_a_silent_opponent_after_the_end_or_a_dispute_changes_nothing() -> None:
+def test_a_joiner_whose_host_falls_silent_dials_again_once() -> None:
+    # Nothing else ends a connection that died unseen: no ZMTP heartbeats (lcnet.net).
+    link = playing(JOINER)
+    actions = link.tick(T0 + 12, THEIR_TURN)
+    assert StatusChanged(Status.DISCONNECTED) in actions
+    assert of(Redial, actions) == [Redial(silent=True)]
+    assert of(Redial, link.tick(T0 + 30, THEIR_TURN)) == []  # once per silence
+    link.heard(T0 + 31, THEIR_TURN)
+    assert of(Redial, link.tick(T0 + 44, THEIR_TURN)) == [Redial(silent=True)]
+
+
+def test_a_host_never_dials() -> None:
+    link = playing(HOST)
+    assert of(Redial, link.tick(T0 + 12, THEIR_TURN)) == []
+
+
+def test_a_silent_opponent_after_the_end_or_a_dispute_changes_no_status_and_is_gone() -> None:
+    # Gone, once: a wait for its answer (another match?) ends (netplay.REMATCH_WAIT).
     for match in (OVER, Snapshot(frames=9, opponent_known=True, dispute=True, over=True)):
         link = playing()
         link.stepped(T0, match)
         status = link.status
-        assert link.tick(T0 + 60, match) == [SendPing(1)]
+        assert link.tick(T0 + 60, match) == [SendPing(1), OpponentGone()]
+        assert link.tick(T0 + 120, match) == [SendPing(2)]
         assert link.status is status
+
+
+def test_an_opponent_that_answers_pings_after_the_end_is_not_gone() -> None:
+    link = playing()
+    link.stepped(T0, OVER)
+    for second in range(2, 60, 2):
+        link.heard(T0 + second - 1, OVER)  # its pong
+        assert of(OpponentGone, link.tick(T0 + second, OVER)) == []
 
 
 def test_a_host_waits_for_an_opponent_as_long_as_it_takes() -> None:

@@ -11,15 +11,25 @@ import asyncio
 from pathlib import Path
 
 import nacl.signing
+import zmq.asyncio
 
 from lcnet import audit, deal, hashing, rematch, wire
+from lcnet.errors import UNREACHABLE_TEXT, Refused, UserError
 from lcnet.events import MatchOptions
 from lcnet.link import Timing
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.session import Session
-from tests.netutil import DEADLINE, LOOPBACK, TIMING_ARGS, finish, spawn
+from tests.netutil import (
+    DEADLINE,
+    LOOPBACK,
+    TIMING_ARGS,
+    LocalPeer,
+    finish,
+    local_joiner,
+    spawn,
+)
 
 FAST = Timing(ping_interval=0.2, peer_timeout=5.0, connect_timeout=15.0)
 
@@ -176,3 +186,79 @@ def test_in_line_mode_the_question_takes_only_its_answers(tmp_path: Path) -> Non
     assert "error: the match is over; type 'again' for another one, or 'quit'" in out
     assert "not a turn" not in out
     assert len(list((tmp_path / "replays").glob("*.lcnet"))) == 2  # one match, both sides
+
+
+# ------------------------------------------------- an opponent that vanishes
+
+
+def _vanish(peer: LocalPeer) -> None:
+    """The opponent's program stops dead (killed): no ``rematch`` no, no ``bye``,
+    no pong; its connection closes."""
+    for task in peer.peer._tasks:
+        task.cancel()
+    peer.peer._sock.close(linger=0)
+
+
+def _host_bot_and_vanishing_joiner(
+    tmp_path: Path, timing: Timing, *, joiner_agrees: bool
+) -> tuple[asyncio.Task[int] | BaseException, list[str]]:
+    """A greedy host bot that wants a rematch, in this process; a joiner that plays
+    the match to its end (and, ``joiner_agrees``, says yes to another), then
+    vanishes. The host's exit code, or what it raised; and what the host said."""
+    said: list[str] = []
+    player = Player(
+        bot="greedy", rematches=1, replays=tmp_path / "host", home=tmp_path / "host-home"
+    )
+    player.timing, player.say = timing, said.append
+
+    async def main() -> int | BaseException:
+        listening: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        host = asyncio.create_task(
+            host_match(
+                bind=LOOPBACK,
+                port=0,
+                options=MatchOptions(suits=5, rounds=1),
+                player=player,
+                on_listening=lambda port, _: listening.set_result(port),
+            )
+        )
+        ctx = zmq.asyncio.Context()
+        try:
+            async with asyncio.timeout(DEADLINE):
+                joiner = local_joiner(tmp_path / "joiner", ctx, await listening, seed=9)
+                joiner.peer.start()
+                await joiner.play()
+                if joiner_agrees:
+                    assert await joiner.peer.rematch(True, wait=DEADLINE)
+                _vanish(joiner)
+                try:
+                    return await host
+                except UserError as exc:
+                    return exc
+        finally:
+            host.cancel()
+            ctx.destroy(linger=0)
+
+    return asyncio.run(main()), said  # type: ignore[return-value]
+
+
+def test_a_bot_stops_waiting_for_a_rematch_answer_once_the_opponent_is_gone(
+    tmp_path: Path,
+) -> None:
+    # Before: the bot waited REMATCH_WAIT (600 s) for a program that was gone.
+    timing = Timing(ping_interval=0.2, peer_timeout=2.0, connect_timeout=15.0, end_grace=2.0)
+    code, said = _host_bot_and_vanishing_joiner(tmp_path, timing, joiner_agrees=False)
+    assert code == 0
+    assert "no answer to the offer of another match" in said
+
+
+def test_a_rematch_opening_left_unanswered_says_so_to_the_side_that_bound_the_socket(
+    tmp_path: Path,
+) -> None:
+    # The first match's host joins the rematch on its own socket: an unanswered
+    # hello there is no unreachable host whose address should be checked.
+    timing = Timing(ping_interval=0.2, peer_timeout=5.0, connect_timeout=2.0, end_grace=2.0)
+    failure, _ = _host_bot_and_vanishing_joiner(tmp_path, timing, joiner_agrees=True)
+    assert isinstance(failure, Refused), failure
+    assert UNREACHABLE_TEXT not in str(failure) and "address" not in str(failure)
+    assert "did not answer its opening" in str(failure)
