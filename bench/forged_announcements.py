@@ -4,9 +4,10 @@
 
 Makes N answers as strangers on a LAN would give them (random names, keys,
 fingerprints and TXT fields, control characters, oversize values, copies of
-another game's instance name: tests/test_forged_announcements.py's
-generator), sends each through zeroconf's encoder and decoder and the
-search's reading of it, and checks each game found the way the test does:
+another game's instance name, DNS messages with bytes changed on the way:
+the generator of tests/test_forged_announcements.py), sends each through
+zeroconf's encoder and decoder and the search's reading of it, and checks
+each game found the way the test does:
 no crash, every listing line printable and bounded, every forgery (and only
 a forgery) flagged, never picked by name. No socket is opened. Prints one
 figure per line:
@@ -55,7 +56,7 @@ def main() -> int:
             continue
         games += len(found)
         forged += sum(g.forged is not None for g in found)
-        not_own += sum(not own_label(announcement.instance, g) for g in found)
+        not_own += sum(not own_label(g.instance, g) for g in found)
     seconds = time.perf_counter() - start
     print(f"answers: {args.answers} answers")
     print(f"games: {games} games")
