@@ -62,9 +62,11 @@ class FileRefused(UserError):
 
     exit_code = ExitCode.USAGE
 
-    def __init__(self, message: str, reason: str) -> None:
+    def __init__(self, message: str, reason: str, *, missing: bool = False) -> None:
         super().__init__(message)
         self.reason = reason
+        self.missing = missing
+        """Nothing is there by that name (not even a link)."""
 
 
 def kind_of(mode: int) -> str:
@@ -88,7 +90,9 @@ def _refusal(path: str | os.PathLike[str], exc: OSError, what: str) -> FileRefus
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
         if exc.errno == errno.ENOENT and os.path.lexists(path):
             return _refused(name, "a symbolic link to nothing (its target does not exist)")
-        return FileRefused(f"no such {what}: {name}", "gone (removed after it was listed)")
+        return FileRefused(
+            f"no such {what}: {name}", "gone (removed after it was listed)", missing=True
+        )
     if exc.errno == errno.ELOOP:
         return _refused(name, "a symbolic link that leads back to itself (a loop)")
     if exc.errno in (errno.EACCES, errno.EPERM):

@@ -304,3 +304,32 @@ def test_matches_begun_in_the_same_second_are_listed_in_the_order_they_ended(
         shutil.copy2(path, mine / path.name)
     listed = [m.path.name for m in history([mine], home=tmp_path / "home")]
     assert listed == [second[Seat.JOINER].name, first[Seat.HOST].name]  # newest first
+
+
+def test_a_file_being_written_is_listed_as_being_played_and_not_remembered(
+    played: Path, tmp_path: Path
+) -> None:
+    """Whether a file is being played is asked of the descriptor that reads it
+    (the writer's lock), never of its name again (which a FIFO could take)."""
+    from lcnet.replaywriter import ReplayWriter
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    header = ReplayHeader(seat="host", created="2026-12-07T10:00:00Z", software="t")
+    writer = ReplayWriter.create(folder / "now.lcnet", header)
+    try:
+        (now,) = history([folder], home=tmp_path)
+        assert now.playing and now.verdict == "incomplete"
+        assert not (tmp_path / history_module.CACHE_FILE).exists()
+    finally:
+        writer.close()
+    (after,) = history([folder], home=tmp_path)
+    assert not after.playing
+
+
+def test_a_file_reached_twice_is_listed_once_by_its_own_name(played: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    shutil.copy(played / "mine" / "m1-host.lcnet", folder / "real.lcnet")
+    os.symlink("real.lcnet", folder / "a-link.lcnet")  # sorts first, is listed second
+    assert [m.path.name for m in history([folder, folder], home=tmp_path)] == ["real.lcnet"]

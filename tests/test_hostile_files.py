@@ -39,6 +39,7 @@ import tempfile
 import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -459,11 +460,14 @@ def attack(
     count: int | None = None,
     per_file: int | None = None,
     expected: dict[str, Any] | None = None,
+    jobs: int = 1,
 ) -> None:
     """Make a hostile folder in ``workdir/replays`` and run every reader on it.
 
     ``per_file``: how many of each entry's commands to run (drawn at random;
     None: all of them). ``expected``: the honest files' listing alone.
+    ``jobs``: commands that name one file run that many at a time (the folder's
+    commands one after the other, as they share LCNET_HOME's cache).
     """
     entries = make_folder(workdir / "replays", rng, count)
     tally.files += len(entries) + len(HONEST)
@@ -474,12 +478,16 @@ def attack(
             seen = _by_name(outcome.out)
             if seen != expected:
                 tally.honest_changed.append(f"honest files listed as {seen}, not {expected}")
+    planned = []
     for entry in entries:
         commands = commands_for(entry)
         if per_file is not None:
             commands = rng.sample(commands, min(per_file, len(commands)))
-        for args, refused in commands:
-            tally.judge(run_lcnet(args, workdir), refused=refused)
+        planned.extend(commands)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        outcomes = pool.map(lambda command: run_lcnet(command[0], workdir), planned)
+        for (_, refused), outcome in zip(planned, outcomes, strict=True):
+            tally.judge(outcome, refused=refused)
 
 
 # ------------------------------------------------------------------ tests
