@@ -26,11 +26,11 @@ gives is checked against the key the host then signs its welcome with
 (:func:`announced_key_check`), and a mismatch refuses the host as an impostor.
 
 Forgeries. An lcnet host's service instance name is its player's name and the
-start of its key's fingerprint (:func:`instance_label`, ``Alice (3F2A-9C1B)``).
+start of its key's fingerprint (:func:`names.instance_label`, ``Alice (3F2A-9C1B)``).
 Multicast DNS is not authenticated, so anyone can answer under that very name
 with another key in the TXT record, which hides the real game from tools that
 keep one answer per name. An answer whose instance name is not the one its
-own TXT record's name and key give is a **forgery** (:func:`forgery`): it is
+own TXT record's name and key give is a **forgery** (:func:`names.forgery`): it is
 listed as such, never picked by name, and never joined without a warning.
 The instance name carries only 32 bits of the fingerprint, so a match there
 proves nothing; only a mismatch is proof.
@@ -54,7 +54,6 @@ from lcnet import __version__, hashing, identity, names, wire
 from lcnet.errors import ExitCode, UserError
 from lcnet.net import NetError, PeerCheck
 from lcnet.seat import Seat
-from lcnet.textsafe import shown
 
 if TYPE_CHECKING:
     from zeroconf import ServiceInfo
@@ -80,15 +79,9 @@ vanished without a goodbye drops out of their caches after this)."""
 CLOSE_TIMEOUT: Final = 3.0
 """Seconds a host waits for its goodbye to go out before it stops anyway."""
 
-MAX_LABEL_BYTES: Final = 63
-"""A DNS label, and so a service instance name, is at most 63 bytes."""
-
 MAX_NUMBER_DIGITS: Final = 4
 """Digits of a number in a TXT record (suits, rounds, a version): a longer one is
 no lcnet game's, and would only fill the listing."""
-
-SHOWN_INSTANCE_CHARS: Final = 70
-"""How much of a stranger's instance name a warning quotes (a label is 63 bytes)."""
 
 
 class NoGamesFound(UserError):
@@ -132,7 +125,7 @@ class Game:
     """For a match being played: how many spectators watch it."""
     forged: str | None = None
     """Why its instance name is not the one its TXT record's name and key give
-    (:func:`forgery`): someone answered under another game's name."""
+    (:func:`names.forgery`): someone answered under another game's name."""
 
     @property
     def address(self) -> str:
@@ -265,7 +258,7 @@ def game_from_record(
     if state == PLAYING and "oname" in text and _is_fingerprint(text.get("ofp", "")):
         with contextlib.suppress(UserError):
             opponent = (identity.validate_name(text["oname"]), text["ofp"])
-    forged = forgery(instance, name, fingerprint)
+    forged = names.forgery(instance, name, fingerprint)
     return Game(
         instance,
         name,
@@ -276,7 +269,7 @@ def game_from_record(
         rounds,
         protocol,
         state,
-        warnings=() if forged is None else (forged_warning(forged),),
+        warnings=() if forged is None else (names.forged_warning(forged),),
         opponent=opponent,
         watchers=_count(text.get("watch")),
         forged=forged,
@@ -308,51 +301,6 @@ def _is_fingerprint(text: str) -> bool:
     )
 
 
-def instance_label(name: str, fingerprint: str) -> str:
-    """A readable service instance name, at most one DNS label long."""
-    return _instance_head(name, fingerprint) + _instance_tail(fingerprint)
-
-
-def _instance_tail(fingerprint: str) -> str:
-    return f" ({fingerprint[:9]})"
-
-
-def _instance_head(name: str, fingerprint: str) -> str:
-    room = MAX_LABEL_BYTES - len(_instance_tail(fingerprint).encode())
-    return name.encode()[:room].decode("utf-8", errors="ignore").replace(".", " ")
-
-
-_LABEL_TAIL: Final = re.compile(r" \(([0-9A-Fa-f]{4}-[0-9A-Fa-f]{4})\)(?:-[1-9][0-9]{0,5})?\Z")
-"""The end of an lcnet instance name: the fingerprint's first two groups, and
-the ``-2``, ``-3``… that a name clash on the network makes a host add."""
-
-
-def forgery(instance: str, name: str, fingerprint: str) -> str | None:
-    """Why ``instance`` is not the instance name an lcnet host whose TXT record
-    gives ``name`` and ``fingerprint`` announces (:func:`instance_label`, perhaps
-    renamed after a clash), or ``None`` if it is."""
-    quoted = f"'{shown(instance, limit=SHOWN_INSTANCE_CHARS)}'"
-    found = _LABEL_TAIL.search(instance)
-    if found is None:
-        return f"its service name {quoted} carries no key fingerprint, as every lcnet host's does"
-    carried = found.group(1).upper()
-    if carried != fingerprint[:9]:
-        return (
-            f"its service name {quoted} carries the fingerprint {carried}, but its key is "
-            f"{fingerprint}: it copies another game's name"
-        )
-    # DNS names are compared without case (a search groups answers so too): a
-    # name in other capitals is the same name, whoever sent it.
-    if instance[: found.start()].lower() != _instance_head(name, fingerprint).lower():
-        return f"its service name {quoted} is not that of {name!r}, the player it gives"
-    return None
-
-
-def forged_warning(reason: str) -> str:
-    """The warning a forged announcement carries on every screen."""
-    return f"forged announcement: {reason}"
-
-
 def sort_games(games: Iterable[Game]) -> list[Game]:
     """Joinable games first, then by name (a known key first) and address: the
     order lists are numbered in."""
@@ -378,7 +326,7 @@ def assess(games: Sequence[Game], known: Mapping[str, bytes]) -> list[Game]:
     known_names = list(known)
     marked = []
     for game in games:
-        warnings = [] if game.forged is None else [forged_warning(game.forged)]
+        warnings = [] if game.forged is None else [names.forged_warning(game.forged)]
         key = known.get(game.name)
         is_known = key is not None and hashing.fingerprint(key) == game.fingerprint
         if key is not None and not is_known:
@@ -667,7 +615,7 @@ class Announcer:
         """
         from zeroconf.asyncio import AsyncZeroconf
 
-        label = instance_label(self.name, self.fingerprint)
+        label = names.instance_label(self.name, self.fingerprint)
         where = ", ".join(self.interfaces)
         try:
             self._zc = AsyncZeroconf(interfaces=list(self.interfaces))

@@ -16,14 +16,23 @@ name; the data are Unicode's own confusables and scripts tables, as the
 
 Neither check refuses anything: a flagged name is shown as such, and is
 never picked by name without the player confirming it.
+
+A third concerns the name a game is announced under on the LAN (DNS-SD's
+service instance name): :func:`instance_label` is the one an lcnet host
+gives itself, its player's name and the start of its key's fingerprint, and
+:func:`forgery` says why an announcement's instance name is not the one its
+own TXT record gives, if it is not (PROTOCOL.md §6.8).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
+
+from lcnet.textsafe import shown
 
 _NEUTRAL: Final = frozenset({"COMMON", "INHERITED", "UNKNOWN"})
 """Script aliases that belong to every script (digits, punctuation, marks)."""
@@ -103,3 +112,57 @@ def mixes_scripts(name: str) -> bool:
     """Whether ``name`` mixes scripts that are not written together."""
     used = scripts(name)
     return len(used) > 1 and not any(used <= allowed for allowed in _ALLOWED_MIXES)
+
+
+# ------------------------------------------------------------ instance names
+
+MAX_LABEL_BYTES: Final = 63
+"""A DNS label, and so a service instance name, is at most 63 bytes."""
+
+SHOWN_INSTANCE_CHARS: Final = 70
+"""How much of a stranger's instance name a warning quotes (a label is 63 bytes)."""
+
+
+def instance_label(name: str, fingerprint: str) -> str:
+    """A readable service instance name, at most one DNS label long."""
+    return _instance_head(name, fingerprint) + _instance_tail(fingerprint)
+
+
+def _instance_tail(fingerprint: str) -> str:
+    return f" ({fingerprint[:9]})"
+
+
+def _instance_head(name: str, fingerprint: str) -> str:
+    room = MAX_LABEL_BYTES - len(_instance_tail(fingerprint).encode())
+    return name.encode()[:room].decode("utf-8", errors="ignore").replace(".", " ")
+
+
+_LABEL_TAIL: Final = re.compile(r" \(([0-9A-Fa-f]{4}-[0-9A-Fa-f]{4})\)(?:-[1-9][0-9]{0,5})?\Z")
+"""The end of an lcnet instance name: the fingerprint's first two groups, and
+the ``-2``, ``-3``… that a name clash on the network makes a host add."""
+
+
+def forgery(instance: str, name: str, fingerprint: str) -> str | None:
+    """Why ``instance`` is not the instance name an lcnet host whose TXT record
+    gives ``name`` and ``fingerprint`` announces (:func:`instance_label`, perhaps
+    renamed after a clash), or ``None`` if it is."""
+    quoted = f"'{shown(instance, limit=SHOWN_INSTANCE_CHARS)}'"
+    found = _LABEL_TAIL.search(instance)
+    if found is None:
+        return f"its service name {quoted} carries no key fingerprint, as every lcnet host's does"
+    carried = found.group(1).upper()
+    if carried != fingerprint[:9]:
+        return (
+            f"its service name {quoted} carries the fingerprint {carried}, but its key is "
+            f"{fingerprint}: it copies another game's name"
+        )
+    # DNS names are compared without case (a search groups answers so too): a
+    # name in other capitals is the same name, whoever sent it.
+    if instance[: found.start()].lower() != _instance_head(name, fingerprint).lower():
+        return f"its service name {quoted} is not that of {name!r}, the player it gives"
+    return None
+
+
+def forged_warning(reason: str) -> str:
+    """The warning a forged announcement carries on every screen."""
+    return f"forged announcement: {reason}"

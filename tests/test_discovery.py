@@ -16,7 +16,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import botpeer, discovery, identity, netplay
+from lcnet import botpeer, discovery, identity, names, netplay
 from lcnet.cli import main
 from lcnet.discovery import Game, Interface
 from lcnet.errors import ExitCode
@@ -126,10 +126,10 @@ def test_the_txt_record_round_trips_and_bad_records_are_ignored() -> None:
 
 
 def test_an_instance_name_fits_one_dns_label() -> None:
-    label = discovery.instance_label("É" * 32, FP)
-    assert len(label.encode()) <= discovery.MAX_LABEL_BYTES
+    label = names.instance_label("É" * 32, FP)
+    assert len(label.encode()) <= names.MAX_LABEL_BYTES
     assert label.endswith("(3F2A-9C1B)")
-    assert "." not in discovery.instance_label("a.b", FP)
+    assert "." not in names.instance_label("a.b", FP)
 
 
 def test_addresses_in_a_network_of_this_machine_come_first() -> None:

@@ -34,7 +34,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import discovery, hashing, identity, wire
+from lcnet import discovery, hashing, identity, names, wire
 from lcnet.cli import games as games_cli
 from lcnet.discovery import SERVICE_TYPE, Answer, Game, Interface
 from lcnet.errors import UserError
@@ -71,7 +71,7 @@ def answer_for(instance: str, *records: tuple[bytes, str, int, str]) -> Answer:
 
 REAL_SERVER = discovery.server_prefix(REAL_FP) + "48150.local."
 ROGUE_SERVER = discovery.server_prefix(ROGUE_FP) + "4000.local."
-REAL_LABEL = discovery.instance_label("Alice", REAL_FP)
+REAL_LABEL = names.instance_label("Alice", REAL_FP)
 
 
 def copycat_answer() -> Answer:
@@ -92,7 +92,7 @@ def copycat_answer() -> Answer:
     ids=["as-announced", "renamed-2", "renamed-17", "lowercase"],
 )
 def test_a_host_s_own_instance_name_is_no_forgery(instance: str) -> None:
-    assert discovery.forgery(instance, "Alice", REAL_FP) is None
+    assert names.forgery(instance, "Alice", REAL_FP) is None
 
 
 @pytest.mark.parametrize(
@@ -106,16 +106,16 @@ def test_a_host_s_own_instance_name_is_no_forgery(instance: str) -> None:
     ],
 )
 def test_an_instance_name_that_is_not_its_record_s_is_a_forgery(instance: str, why: str) -> None:
-    reason = discovery.forgery(instance, "Alice", REAL_FP)
+    reason = names.forgery(instance, "Alice", REAL_FP)
     assert reason is not None and why in reason, reason
 
 
 def test_a_long_name_s_instance_name_is_the_host_s_own() -> None:
     # Cut to one DNS label at a character boundary, dots made blanks: as announced.
     name = "Ålice.in.wonderland" + "é" * 13
-    label = discovery.instance_label(identity.validate_name(name), REAL_FP)
-    assert len(label.encode()) <= discovery.MAX_LABEL_BYTES
-    assert discovery.forgery(label, name, REAL_FP) is None
+    label = names.instance_label(identity.validate_name(name), REAL_FP)
+    assert len(label.encode()) <= names.MAX_LABEL_BYTES
+    assert names.forgery(label, name, REAL_FP) is None
 
 
 # -------------------------------------------------- a rogue under the host's name
@@ -160,7 +160,7 @@ def test_a_first_time_joiner_is_warned_of_a_forgery_alone_on_the_network() -> No
     )
     (marked,) = discovery.assess([rogue], {})
     assert marked.forged is not None and not marked.known
-    assert marked.warnings[0] == discovery.forged_warning(marked.forged)
+    assert marked.warnings[0] == names.forged_warning(marked.forged)
     assert marked.note().startswith("FORGED ! forged announcement")
     listed = games_cli.listing([marked])
     assert "FORGED" in listed
@@ -294,9 +294,9 @@ class Announcement:
 def own_label(instance: str, game: Game) -> bool:
     """Whether ``instance`` is a name the host of ``game`` announces: its label,
     or the label renamed after a clash (``-2`` … ``-99``), in any case."""
-    label = discovery.instance_label(game.name, game.fingerprint)
-    names = {label, *(f"{label}-{n}" for n in range(2, 100))}
-    return instance.lower() in {n.lower() for n in names}
+    label = names.instance_label(game.name, game.fingerprint)
+    own = {label, *(f"{label}-{n}" for n in range(2, 100))}
+    return instance.lower() in {n.lower() for n in own}
 
 
 def random_answer(rng: random.Random) -> Announcement:
@@ -305,13 +305,13 @@ def random_answer(rng: random.Random) -> Announcement:
     label_name = owner_name.strip()
     shape = rng.randrange(6)
     if shape == 0:
-        instance = discovery.instance_label(label_name, owner_fp)
+        instance = names.instance_label(label_name, owner_fp)
     elif shape == 1:
-        instance = discovery.instance_label(label_name, owner_fp) + f"-{rng.randint(2, 99)}"
+        instance = names.instance_label(label_name, owner_fp) + f"-{rng.randint(2, 99)}"
     elif shape == 2:  # a copycat: the owner's name with another key's fingerprint
-        instance = discovery.instance_label(label_name, _fingerprint(rng))
+        instance = names.instance_label(label_name, _fingerprint(rng))
     elif shape == 3:
-        instance = discovery.instance_label(label_name, owner_fp).lower()
+        instance = names.instance_label(label_name, owner_fp).lower()
     else:
         instance = _text(rng, 60)
     records = []
@@ -405,7 +405,7 @@ def check(announcement: Announcement) -> list[Game]:
         assert game.name == identity.validate_name(game.name)
         assert (game.forged is None) == own_label(game.instance, game), game
         if game.forged:
-            assert game.warnings[0] == discovery.forged_warning(game.forged)
+            assert game.warnings[0] == names.forged_warning(game.forged)
         assert 1 <= game.rounds <= wire.MAX_ROUNDS and game.suits in (5, 6)
         json.dumps(game.to_json())
     if marked:
