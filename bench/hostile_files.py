@@ -24,9 +24,9 @@ commands run, and what the property forbids: hangs, tracebacks (or deaths
 by a signal), outputs with a raw control character, explicit files not
 refused with exit status 2, honest files listed otherwise than alone; the
 largest resident memory of any command, and the time. Each failure is
-described on stderr. The defaults take about 30 s on two cores (one run of lcnet is about
-0.8 s of CPU); ``--folders 12 --entries 16 --per-file 0 --churn 60`` is a
-ten-minute run.
+described on stderr. The defaults take about 30 s on two cores (a run of
+lcnet is about 0.8 s of CPU); ``--folders 12 --entries 16 --per-file 0
+--churn 60`` is a ten-minute run.
 """
 
 from __future__ import annotations

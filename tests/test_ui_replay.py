@@ -322,3 +322,22 @@ def test_a_terminal_too_small_for_the_replay_says_so_and_the_replay_comes_back(
     assert f"It is 60×20: make the terminal at least {SCREEN_WIDTH}×24" in small
     assert "q quits." in small and "replay:" not in small
     assert seen["fits"][0].startswith(" replay:") and "audit:" in " ".join(seen["fits"])
+
+
+def test_a_name_with_control_characters_is_shown_escaped_in_text_and_on_the_board(
+    record: MatchRecord,
+) -> None:
+    """The wire refuses such a name; should one ever get past it, the replay
+    still shows it escaped (lcnet.textsafe.shown at the screen's edge)."""
+    import dataclasses
+
+    hostile = dataclasses.replace(
+        record, names={Seat.HOST: "Ada\x1b[2J\x07", Seat.JOINER: "Ben\r\u202e"}
+    )
+    lines = text_lines(hostile, Perspective.BOTH)
+    assert all(line.isprintable() for line in lines)
+    assert "Ada\\x1b[2J\\x07 (host)" in lines[0] and "Ben\\x0d\\u202e (joiner)" in lines[0]
+    over = hostile.positions[-1]
+    board = plain(position_lines(hostile, over, Perspective.BOTH))
+    assert all(line.isprintable() for line in board), board
+    assert any("Ada\\x1b[2J" in line for line in board)
