@@ -204,15 +204,15 @@ def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
                 return game
             why = f"{game.name} at {game.where} is flagged: {'; '.join(game.warnings)}"
         why = shown(why)
-        if _confirmed(why):
+        if _confirmed(why, verb):
             return game
 
 
-def _confirmed(why: str) -> bool:
+def _confirmed(why: str, verb: str) -> bool:
     """Whether the player, told ``why``, still wants the game (typing ``yes``)."""
     print(why, file=sys.stderr, flush=True)
     try:
-        answer = input("join it anyway? type yes to join, anything else to pick again: ")
+        answer = input(f"{verb} it anyway? type yes to {verb}, anything else to pick again: ")
     except EOFError:
         raise UserError("no game picked") from None
     return answer.strip().lower() == "yes"
