@@ -434,6 +434,7 @@ def commands_for(entry: Entry) -> list[tuple[list[str | bytes], bool]]:
     refused = not entry.regular
     out: list[tuple[list[str | bytes], bool]] = [
         (["audit", path], refused),
+        (["audit", "--json", path], refused),
         (["audit", path, other], refused),
         (["audit", other, path], refused),
         (["replay", "--text", path], refused),

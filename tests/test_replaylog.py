@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,46 @@ def test_a_newer_minor_version_is_read(tmp_path: Path) -> None:
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ReplayFileError, match="no such replay file"):
         read_replay(tmp_path / "nope.lcnet")
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return "is a FIFO (named pipe), not a regular file: not read"
+
+
+def _zero(path: Path) -> str:
+    path.symlink_to("/dev/zero")
+    return "is a character device, not a regular file: not read"
+
+
+def _directory(path: Path) -> str:
+    path.mkdir()
+    return "is a directory, not a regular file: not read"
+
+
+def _sparse(path: Path) -> str:
+    with open(path, "wb") as stream:
+        stream.truncate(4 << 30)  # 4 GiB, sparse: no disk
+    return "is 4294967296 bytes, more than the 33554432 bytes a replay file may have"
+
+
+def _loop(path: Path) -> str:
+    path.symlink_to(path.name)
+    return "is a symbolic link that leads back to itself"
+
+
+@pytest.mark.parametrize("make_it", [_fifo, _zero, _directory, _sparse, _loop])
+def test_what_is_not_a_regular_replay_file_is_refused_before_it_is_read(
+    tmp_path: Path, make_it: Callable[[Path], str]
+) -> None:
+    """Never a blocking open, never a read past the size limit (lcnet.safeopen):
+    a FIFO would wait for a writer, /dev/zero and a sparse file read whole are
+    a MemoryError."""
+    path = tmp_path / "x\x1b[2J.lcnet"
+    reason = make_it(path)
+    with pytest.raises(ReplayFileError) as refused:
+        read_replay(path)
+    assert str(refused.value).startswith(f"{tmp_path}/x\\x1b[2J.lcnet {reason}")
 
 
 def test_the_side_file_is_private_and_deleted_at_the_end(tmp_path: Path) -> None:
