@@ -170,7 +170,7 @@ def analyze(args: argparse.Namespace, contents: ReplayContents, record: replay.M
         print(json.dumps(document, indent=2))
     else:
         for line in analysis.text_lines(result):
-            print(line)
+            print(shown(line))  # it quotes the players' names
     return 0
 
 
