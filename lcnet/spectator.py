@@ -40,6 +40,7 @@ from lcnet.events import (
 )
 from lcnet.observer import Observer
 from lcnet.replay import Collector, MatchRecord, Position, render_text
+from lcnet.replaylog import MAX_FILE_BYTES, RECORD_OVERHEAD
 from lcnet.seat import Seat
 
 ACK_EVERY: Final = 96
@@ -75,6 +76,12 @@ AFTER_FAULT_FRAMES: Final = 4
 """Frames kept that chain on a fault found by the spectator's own check:
 the player's dispute, which the players' files hold too. Nothing after the
 end of a match or a player's dispute is kept (nothing can change the verdict)."""
+
+MAX_KEPT_BYTES: Final = MAX_FILE_BYTES - (1 << 16)
+"""Bytes of frames and evidence a spectator keeps, records included: what
+lcnet's readers read of a file (its header aside). A 20-round match with 6
+suits is under 2 MiB; only players who never end a round (drawing from the
+discards for ever) come near it, and the spectator leaves them there."""
 
 MAX_PARTS: Final = 64
 """Parts read of one message: the host sends one step's frames in one
@@ -130,12 +137,19 @@ class Player:
 class Spectator:
     """The transcript as the host sends it, checked frame by frame."""
 
-    def __init__(self, frames: list[bytes] | None = None) -> None:
+    def __init__(
+        self, frames: list[bytes] | None = None, *, max_bytes: int = MAX_KEPT_BYTES
+    ) -> None:
         self.frames: list[bytes] = []
         self.evidence: list[bytes] = []
         """The evidence frames kept (the file's EVIDENCE records)."""
         self.observer = Observer()
         self.failure: str | None = None
+        self.full: str | None = None
+        """Why the spectator keeps nothing more: the file would outgrow what
+        lcnet reads (:data:`MAX_KEPT_BYTES`). The watch ends there, incomplete."""
+        self._max_bytes = max_bytes
+        self._bytes = 0
         """What failed in the frame the host sent in the place of the next one
         (it is the last of :attr:`frames`): the watch ends there."""
         self.dropped: dict[Dropped, int] = {}
@@ -157,7 +171,9 @@ class Spectator:
         """The match is over, in dispute, or the host failed: nothing after can
         change the verdict."""
         observer = self.observer
-        return observer.is_over or observer.dispute is not None or self.failure is not None
+        if self.failure is not None or self.full is not None:
+            return True
+        return observer.is_over or observer.dispute is not None
 
     def players(self) -> list[Player]:
         """The players known so far (from the transcript's hello and welcome)."""
@@ -202,7 +218,7 @@ class Spectator:
             parts = parts[:MAX_PARTS]
         known = len(self.observer.keys) == len(Seat)
         index = 0
-        while index < len(parts) and self.failure is None:
+        while index < len(parts) and self.failure is None and self.full is None:
             if parts[index] == EVIDENCE_PART:
                 if index + 1 < len(parts):
                     self._offer_evidence(parts[index + 1], out)
@@ -267,12 +283,14 @@ class Spectator:
             fault = observer.dispute is not None and observer.dispute.detected_by is None
             frame = wire.decode_frame(raw, allow_unknown_fields=True)
             chains = frame.prev == hashing.chain_hash(self.frames[-1])
-            if fault and chains and self._after_fault < AFTER_FAULT_FRAMES:
+            if fault and chains and self._after_fault < AFTER_FAULT_FRAMES and self._room(raw):
                 self._after_fault += 1
                 self.frames.append(raw)
                 out.frames.append(raw)
             else:
                 self._drop(out, Dropped.AFTER_END, f"position {frame.seq}")
+            return
+        if not self._room(raw):
             return
         step = observer.receive(raw)
         self.frames.append(raw)
@@ -293,6 +311,17 @@ class Spectator:
         for is_move, line in self._lines(step):
             out.lines.append(line)
             out.is_move.append(is_move)
+
+    def _room(self, raw: bytes) -> bool:
+        """Whether ``raw`` fits in what the spectator keeps; counted if it does."""
+        if self._bytes + len(raw) + RECORD_OVERHEAD > self._max_bytes:
+            self.full = (
+                f"the match outgrew what lcnet keeps of one ({self._max_bytes} bytes, the most "
+                f"its readers read) after {self.have} frames: the watch stops there"
+            )
+            return False
+        self._bytes += len(raw) + RECORD_OVERHEAD
+        return True
 
     # -- evidence
 
@@ -351,6 +380,8 @@ class Spectator:
         count = self._per_signer.get((frame.seq, signer), 0)
         if count >= EVIDENCE_PER_SIGNER or len(self.evidence) >= MAX_EVIDENCE:
             self._drop(out, Dropped.EVIDENCE, f"enough kept about position {frame.seq}")
+            return
+        if not self._room(frame.raw):
             return
         self._per_signer[(frame.seq, signer)] = count + 1
         self.evidence.append(frame.raw)

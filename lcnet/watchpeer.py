@@ -94,7 +94,8 @@ class Watched:
     path: Path | None
     """The spectator's replay file (``None`` if no frame came)."""
     stopped: str | None = None
-    """Why the spectator stopped before the match ended (no progress for the timeout)."""
+    """Why the spectator stopped before the match ended (no progress for the
+    timeout, or a match longer than lcnet keeps)."""
     failed: str | None = None
     """What failed in the frame the host sent in the place of the next one (it
     ends the watch; the file holds that frame, and its verdict names neither player)."""
@@ -125,6 +126,7 @@ async def watch(host: str, port: int, how: Watching) -> Watched:
         sock.close(linger=500)
         context.term()
     spectator = peer.spectator
+    stopped = stopped or spectator.full
     return Watched(spectator.verdict(), peer.path, stopped, spectator.failure)
 
 
@@ -147,7 +149,7 @@ class _Spectating:
         stopped_at: float | None = None
         while True:
             now = time.monotonic()
-            if spectator.failure is not None:
+            if spectator.failure is not None or spectator.full is not None:
                 return
             if spectator.stopped:
                 if spectator.observer.is_over or self._dispute_frame_in():

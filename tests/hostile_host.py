@@ -334,7 +334,8 @@ class Drip(Scenario):
             return [[self.rng.randbytes(self.rng.randrange(0, 200))]]
         if kind == 3:
             return [[EVIDENCE_PART]]  # a marker with nothing after it
-        return [[frames[self.cut + self.rng.randrange(1, 5)]]]  # a frame past a gap
+        ahead = min(len(frames) - 1, self.cut + self.rng.randrange(1, 5))
+        return [[frames[ahead]]]  # a frame past a gap
 
 
 class Malformed(Scenario):
@@ -439,6 +440,8 @@ class HostileHost:
         endpoint = self._sock.getsockopt(zmq.LAST_ENDPOINT)
         assert isinstance(endpoint, bytes)
         self.port = int(endpoint.rsplit(b":", 1)[1])
+        self.error: BaseException | None = None
+        """What broke the hostile host itself (a bug of this helper, raised on exit)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hostile-host", daemon=True)
 
@@ -451,6 +454,8 @@ class HostileHost:
         self._thread.join(30)
         self._sock.close(0)
         self._context.term()
+        if self.error is not None:
+            raise AssertionError(f"the hostile host failed: {self.error!r}") from self.error
 
     def _send(self, ident: bytes, messages: list[Message]) -> None:
         for parts in messages:
@@ -464,6 +469,12 @@ class HostileHost:
                 self.frontier, self.frontier_at = seq, time.monotonic()
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except Exception as exc:  # recorded, and raised when the host is closed
+            self.error = exc
+
+    def _serve(self) -> None:
         scenario = self.scenario
         ident: bytes | None = None
         next_tick = time.monotonic()

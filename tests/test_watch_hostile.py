@@ -22,7 +22,7 @@ import pytest
 
 from lcnet import audit, hashing, identity
 from lcnet.errors import Refused
-from lcnet.replaylog import read_replay
+from lcnet.replaylog import MAX_FILE_BYTES, RECORD_OVERHEAD, read_replay
 from lcnet.seat import Seat
 from lcnet.spectator import (
     ACK_EVERY,
@@ -30,8 +30,10 @@ from lcnet.spectator import (
     ASK_INTERVAL,
     EVIDENCE_PER_SIGNER,
     MAX_EVIDENCE,
+    MAX_KEPT_BYTES,
     Pace,
     Received,
+    Spectator,
 )
 from lcnet.watchpeer import Watched, Watching, watch
 from tests.hostile_host import (
@@ -370,3 +372,17 @@ def test_watch_help_lists_every_exit_status_it_ends_with(
     listed = text[text.index("exit status:") :]
     for code in EXIT_CODES:
         assert f"\n  {int(code)}  " in listed, code
+
+
+def test_a_match_longer_than_lcnet_keeps_ends_the_watch_incomplete() -> None:
+    """Players who never end a round (drawing from the discards for ever) make
+    progress for ever: the spectator keeps no more than lcnet's readers read."""
+    match = play(11)
+    limit = sum(len(raw) + RECORD_OVERHEAD for raw in match.frames[:100])
+    spectator = Spectator(max_bytes=limit)
+    for raw in match.frames:
+        spectator.receive([raw])
+    assert spectator.have == 100 and spectator.full is not None
+    assert spectator.stopped
+    assert spectator.verdict().kind is audit.VerdictKind.INCOMPLETE
+    assert MAX_KEPT_BYTES + (1 << 16) == MAX_FILE_BYTES
