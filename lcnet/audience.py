@@ -13,6 +13,18 @@ that fails drops the spectator, and so does a spectator that falls more than
 :data:`MAX_UNACKED` frames behind what it said it has: it may come back and
 catch up from what it holds. A spectator sends nothing that changes the
 match: the host reads nothing from it but ``watch``.
+
+A place is kept only by asking (a connection that sent one ``watch`` and
+reads nothing, or has gone, must not hold it). A connection's first ``watch``
+is answered, but takes no place: it is *on trial* until it asks again, which
+a spectator that reads does within about a second (it asks whenever nothing
+comes for a second). Trials never make the host full, so connections that
+ask once and never again cannot keep a spectator out; a trial with no second
+``watch`` within :data:`PROOF_TIME` is forgotten, and so is the oldest when
+more than :data:`MAX_TRIALS` wait. A spectator with a place is sent what the
+host writes only while it keeps asking (:data:`LIVE_TIMEOUT`: one that reads
+then finds silence and asks), and loses its place after
+:data:`PLACE_TIMEOUT` without a ``watch``.
 """
 
 from __future__ import annotations
@@ -47,6 +59,28 @@ behind, so that they get the end too (it waits no longer, and not during play)."
 MAX_UNACKED: Final = 256
 """Frames a spectator may be sent beyond what its last ``watch`` said it has."""
 
+PROOF_TIME: Final = 3.0
+"""Seconds a connection's first ``watch`` is remembered without a second one.
+A spectator that reads asks again about a second after the host's answer
+(lcnet.watchpeer.ASK_INTERVAL), since the answer is followed by silence: a
+trial is never sent frames as they are written."""
+
+MAX_TRIALS: Final = 4 * MAX_SPECTATORS
+"""Connections on trial at once; beyond it, the oldest is forgotten. It bounds
+the memory a flood of one-``watch`` connections costs, and an honest newcomer
+is pushed out only by this many newer ones within its first second."""
+
+LIVE_TIMEOUT: Final = 4.0
+"""Seconds after its last ``watch`` a spectator is still sent each frame as the
+host writes it. A spectator kept busy by frames may not ask for a while
+(every lcnet.spectator.ACK_EVERY frames); paused, it finds silence and asks
+within a second, and gets what it missed."""
+
+PLACE_TIMEOUT: Final = 10.0
+"""Seconds without a ``watch`` after which a spectator loses its place (gone,
+or not reading). A reading spectator asks at most LIVE_TIMEOUT plus a second
+after its last ``watch``."""
+
 EVIDENCE_PART: Final = b"evidence"
 """The part before an evidence frame in a message to a spectator."""
 
@@ -59,6 +93,10 @@ NOT_THIS_MATCH_REASON: Final = "this host is not playing that match (it plays an
 BAD_WATCH_SIGNATURE_REASON: Final = (
     "that watch's signature does not verify with the key it presents"
 )
+
+
+MAX_LISTED_TRIALS: Final = 8
+"""Connections on trial shown with those who watch (a flood is not a list)."""
 
 
 def full_reason(limit: int) -> str:
@@ -77,6 +115,10 @@ class Watcher:
     served_have: int = -1
     """The ``have`` of the last request answered."""
     evidence_sent: int = 0
+    asked_at: float = -math.inf
+    """When its last ``watch`` came."""
+    proven: bool = False
+    """It asked again after its first ``watch``: it holds a place (else on trial)."""
 
 
 Send = Callable[[bytes, list[bytes]], bool]
@@ -108,17 +150,36 @@ class Audience:
 
     @property
     def watchers(self) -> tuple[tuple[str, str], ...]:
-        """Who watches now: (name, key fingerprint), in the order they came."""
-        return tuple((w.name, hashing.fingerprint(w.key)) for w in self._watchers.values())
+        """Who watches now: (name, key fingerprint), those with a place in the
+        order they came, then those on trial (at most :data:`MAX_LISTED_TRIALS`)."""
+        return tuple((w.name, hashing.fingerprint(w.key)) for w in self._listed())
+
+    def _listed(self) -> list[Watcher]:
+        placed = [w for w in self._watchers.values() if w.proven]
+        trials = [w for w in self._watchers.values() if not w.proven]
+        return placed + trials[:MAX_LISTED_TRIALS]
+
+    @property
+    def placed(self) -> int:
+        """Spectators holding a place (not on trial)."""
+        return sum(w.proven for w in self._watchers.values())
 
     def watching(self) -> wire.Watching:
-        """Who watches, for the opponent's screen (a ``watching`` control frame)."""
-        listed = list(self._watchers.values())[: wire.MAX_LISTED_WATCHERS]
-        return wire.Watching(count=len(self._watchers), watchers=[[w.name, w.key] for w in listed])
+        """Who holds a place, for the opponent's screen (a ``watching`` control frame)."""
+        placed = [w for w in self._watchers.values() if w.proven]
+        listed = placed[: wire.MAX_LISTED_WATCHERS]
+        return wire.Watching(count=len(placed), watchers=[[w.name, w.key] for w in listed])
 
     def behind(self, frames: int) -> bool:
-        """Whether a spectator has said it holds fewer than ``frames`` frames."""
-        return any(w.acked < frames for w in self._watchers.values())
+        """Whether a spectator with a place has said it holds fewer than ``frames`` frames."""
+        return any(w.acked < frames for w in self._watchers.values() if w.proven)
+
+    def expire(self, now: float) -> None:
+        """Forget trials past :data:`PROOF_TIME` and places past :data:`PLACE_TIMEOUT`."""
+        for ident, w in list(self._watchers.items()):
+            silent = now - w.asked_at
+            if silent > PLACE_TIMEOUT or (not w.proven and silent > PROOF_TIME):
+                self._drop(ident)
 
     def request(self, ident: bytes, frame: wire.Frame, session: Session, now: float) -> str | None:
         """A ``watch`` from connection ``ident``: answer it, or say why not (the
@@ -129,10 +190,18 @@ class Audience:
         refusal = self._refusal(ident, frame, session)
         if refusal is not None:
             return refusal
+        self.expire(now)
         watcher = self._watchers.get(ident)
         if watcher is None:
+            self._make_trial_room()
             watcher = self._watchers[ident] = Watcher(message.name, message.key)
+        elif not watcher.proven:
+            if self.placed >= self.limit:
+                self._drop(ident)
+                return full_reason(self.limit)
+            watcher.proven = True
             self._on_change()
+        watcher.asked_at = now
         previous, watcher.acked = watcher.acked, message.have
         if watcher.live and message.have > previous:
             return None  # it reads on: what it lacks is on its way (asked again if lost)
@@ -144,7 +213,9 @@ class Audience:
         chain = session.chain
         end = min(message.have + WINDOW, len(chain))
         sends.extend([chain[seq].raw] for seq in range(message.have, end))
-        watcher.live = end == len(chain)
+        # A trial is answered, never sent frames as they come: after the answer,
+        # silence, and a spectator that reads asks again (it then has a place).
+        watcher.live = end == len(chain) and watcher.proven
         # The window ends with how far the host is (before the match: 0 frames).
         head, game = session.head, session.game_id
         sync = wire.Sync(have=len(chain), head=head or NO_GAME)
@@ -170,11 +241,16 @@ class Audience:
             return NOT_THIS_MATCH_REASON
         if self.limit == 0:
             return NO_SPECTATORS_REASON
-        if ident not in self._watchers and len(self._watchers) >= self.limit:
+        if ident not in self._watchers and self.placed >= self.limit:
             return full_reason(self.limit)
         return None
 
-    def forward(self, step: Step, frames: int) -> None:
+    def _make_trial_room(self) -> None:
+        trials = [ident for ident, w in self._watchers.items() if not w.proven]
+        for ident in trials[: max(0, len(trials) - MAX_TRIALS + 1)]:
+            self._drop(ident)  # the oldest trials
+
+    def forward(self, step: Step, frames: int, now: float) -> None:
         """Send what the host just wrote to its file to every live spectator;
         ``frames`` is the transcript's length after the step."""
         if step.evidence is not None:
@@ -190,6 +266,8 @@ class Audience:
         if not parts:
             return
         for ident, watcher in list(self._watchers.items()):
+            if watcher.live and now - watcher.asked_at > LIVE_TIMEOUT:
+                watcher.live = False  # paused: if it reads, it finds silence and asks
             if not watcher.live:
                 continue  # catching up: it is sent what it asks for
             if frames - watcher.acked > MAX_UNACKED:
@@ -201,13 +279,17 @@ class Audience:
                 self._drop(ident)
 
     def _drop(self, ident: bytes) -> None:
-        if self._watchers.pop(ident, None) is not None:
+        watcher = self._watchers.pop(ident, None)
+        if watcher is not None:
             self.dropped += 1
-            self._on_change()
+            if watcher.proven:
+                self._on_change()
 
     def reset(self) -> None:
         """A new match (the host gave up an opening): nobody watches it yet."""
         if self._watchers:
+            placed = self.placed
             self._watchers.clear()
-            self._on_change()
+            if placed:
+                self._on_change()
         self.evidence.clear()

@@ -85,6 +85,10 @@ refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
 connection before it is read into memory (the joiner then dials again, see
 :data:`lcnet.link.REDIAL_GRACE`)."""
 
+SPECTATOR_CHECK: Final = 1.0
+"""Seconds between two looks at a host's spectators for those that stopped
+asking (:meth:`lcnet.audience.Audience.expire`)."""
+
 CLOSE_LINGER_MS: Final = 2000
 """On close, up to 2 s to deliver what is still queued (the last frames)."""
 
@@ -457,7 +461,7 @@ class NetPeer:
             return
         for frame in step.outgoing:
             self._send(frame.raw)
-        self._audience.forward(step, len(self._session.chain))
+        self._audience.forward(step, len(self._session.chain), self._clock())
         for event in step.events:
             self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
@@ -559,7 +563,8 @@ class NetPeer:
             while not self._link.closed:
                 wait = max(0.0, self._link.next_deadline() - self._clock())
                 if line is None:
-                    await asyncio.sleep(wait)
+                    await asyncio.sleep(min(wait, SPECTATOR_CHECK))
+                    self._audience.expire(self._clock())
                 elif (event := await line.next_event(wait)) is not None:
                     if event is _LineEvent.DOWN:
                         self._apply(self._link.disconnected(self._clock()))
@@ -587,7 +592,7 @@ class NetPeer:
     # -- status
 
     def _audience_changed(self) -> None:
-        self._on_audience(len(self._audience.watchers))
+        self._on_audience(self._audience.placed)
         self._say(self._audience.watching())  # the opponent's screen shows them too
         self._post(Update())
 

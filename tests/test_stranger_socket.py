@@ -17,9 +17,14 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TypeVar
 
+import nacl.signing
 import zmq.asyncio
 
+from lcnet import audit, identity
+from lcnet.events import MatchOptions
+from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
+from lcnet.watchpeer import Watching, watch
 from tests import zmtp
 from tests.netutil import (
     DEADLINE,
@@ -27,6 +32,7 @@ from tests.netutil import (
     TIMING_ARGS,
     LocalPeer,
     finish,
+    local_host,
     local_joiner,
     replay_file,
     spawn,
@@ -202,3 +208,84 @@ async def _ask_router(port: int) -> bytes:
     finally:
         sock.close()
         ctx.term()
+
+
+# ------------------------------------------------------------ spectator places
+
+
+def _honest(tmp_path: Path, lines: list[str]) -> Watching:
+    """The real spectator (lcnet.watchpeer), as ``lcnet watch`` runs it."""
+    me = identity.Identity("Honest", nacl.signing.SigningKey(b"\x07" * 32))
+    (tmp_path / "w").mkdir(parents=True, exist_ok=True)
+    return Watching(identity=me, replays=tmp_path / "w", timeout=60.0, show=lines.append)
+
+
+def test_an_honest_spectator_gets_in_and_watches_while_eight_ghosts_keep_connecting(
+    tmp_path: Path,
+) -> None:
+    # A ghost sends one watch and never reads; eight at a time, a new one every
+    # 0.1 s. Before: the first eight held every place, and the spectator was
+    # turned away ("this match already has the 8 spectators its host allows").
+    lines: list[str] = []
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=81)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=82)
+        host.peer.start()
+        ghosts = zmtp.Ghosts(port).start()
+        told_joiner: set[str] = set()
+        try:
+            assert await asyncio.to_thread(ghosts.started.wait, DEADLINE)
+            spectator = asyncio.ensure_future(watch(LOOPBACK, port, _honest(tmp_path, lines)))
+            async with asyncio.timeout(DEADLINE):
+                while "Honest" not in {name for name, _ in host.peer.state.watchers}:
+                    await host.peer.next_update()
+            joiner.peer.start()
+            playing = asyncio.ensure_future(joiner.play())
+            await host.play(
+                hook=lambda _: told_joiner.update(n for n, _ in joiner.peer.state.watchers)
+            )
+            await playing
+            result = await asyncio.wait_for(spectator, DEADLINE)
+        finally:
+            ghosts.stop()
+            await host.peer.aclose()
+            await joiner.peer.aclose()
+            ctx.term()
+        assert ghosts.connected > 2 * ghosts.count
+        # The spectator held a place (the opponent is told only of those), no ghost did.
+        assert "Honest" in told_joiner
+        assert not any(name.startswith("ghost") for name in told_joiner)
+        assert result.verdict.kind is audit.VerdictKind.VALID, result.verdict.summary
+        assert result.path is not None
+        assert read_replay(result.path).frames == read_replay(host.path).frames
+
+    asyncio.run(main())
+    assert lines[-1].startswith("the match is over")
+
+
+def test_connections_that_asked_and_closed_lose_their_places_at_an_idle_host(
+    tmp_path: Path,
+) -> None:
+    # Eight that asked twice (so each held a place), then closed. Before: an
+    # idle host sends them nothing, so nothing failed, and they kept the places.
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=83)
+        host.peer.start()
+        ghosts = zmtp.Ghosts(port, count=8, asks=2, every=0.0)
+        try:
+            async with asyncio.timeout(DEADLINE):
+                ghosts.start()
+                while len(host.peer.state.watchers) < 8:
+                    await host.peer.next_update()
+                await asyncio.to_thread(ghosts.stop)  # every ghost connection closes
+                while host.peer.state.watchers:
+                    await host.peer.next_update()
+        finally:
+            ghosts.stop()
+            await host.peer.aclose()
+            ctx.term()
+
+    asyncio.run(main())

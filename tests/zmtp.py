@@ -243,3 +243,52 @@ def hostile_listener() -> Iterator[HostileListener]:
         yield listener
     finally:
         listener.close()
+
+
+class Ghosts:
+    """Spectators that are not there: ``count`` connections at a time, each of
+    which sends one well-signed ``watch`` (``asks`` of them) and never reads; a
+    new one replaces the oldest every ``every`` seconds, until :meth:`stop`.
+    Runs in a thread of its own (plain blocking sockets)."""
+
+    def __init__(self, port: int, *, count: int = 8, asks: int = 1, every: float = 0.1) -> None:
+        import threading
+
+        self.port, self.count, self.asks, self.every = port, count, asks, every
+        self.connected = 0
+        """Ghost connections made so far."""
+        self.started = threading.Event()
+        """Set once ``2 * count`` ghosts have connected (the first ones replaced)."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ghosts", daemon=True)
+        self._rng = random.Random(port)
+
+    def start(self) -> Ghosts:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        live: list[socket.socket] = []
+        try:
+            while not self._stop.is_set():
+                sock = open_session(self.port)
+                if sock is not None:
+                    payload = b"".join(
+                        frame(watch(self._rng, name=f"ghost{self.connected}"))
+                        for _ in range(self.asks)
+                    )
+                    send_all(sock, payload)
+                    live.append(sock)
+                    self.connected += 1
+                if len(live) > self.count:
+                    live.pop(0).close()  # unread answers: the close resets the connection
+                if self.connected >= 2 * self.count:
+                    self.started.set()
+                self._stop.wait(self.every)
+        finally:
+            for sock in live:
+                sock.close()
