@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -32,8 +33,13 @@ from lcnet.replaylog import (
     read_replay,
     refuse_damaged,
 )
+from lcnet.safeopen import FileRefused, open_regular
+from lcnet.textsafe import shown
 
 SECRET_SUFFIX: Final = ".secret"
+
+MAX_SECRET_BYTES: Final = 64 * 1024
+"""A side file holds a few secrets (well under 1 KiB): anything larger is not read."""
 SECRET_MODE: Final = 0o600
 
 
@@ -94,9 +100,14 @@ class ReplayWriter:
         """
         p = Path(path)
         try:
-            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY)
         except FileNotFoundError:
-            raise ReplayFileError(f"no such replay file: {p}") from None
+            raise ReplayFileError(f"no such replay file: {shown(str(p))}") from None
+        except OSError as exc:
+            raise ReplayFileError(f"cannot open {shown(str(p))}: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device swapped in
+            os.close(fd)
+            raise ReplayFileError(f"{shown(str(p))} is not a regular file: not written")
         writer = cls(p, fd)  # locked from here on: nobody else appends meanwhile
         try:
             contents = read_replay(p)
@@ -218,7 +229,7 @@ def write_replay(
 def in_use(path: str | os.PathLike[str]) -> bool:
     """Whether an lcnet program is writing this replay file right now."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
         return False
     try:
@@ -258,25 +269,27 @@ def write_secret(replay_path: str | os.PathLike[str], secrets: Mapping[str, Any]
 def read_secret(replay_path: str | os.PathLike[str]) -> dict[str, Any]:
     path = secret_path(replay_path)
     try:
-        mode = path.stat().st_mode & 0o777
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ReplayFileError(
-            f"the private side file {path} is missing: this match cannot be resumed "
-            "from here (it was started elsewhere, or it is already over)"
-        ) from None
-    except OSError as exc:
-        raise ReplayFileError(f"cannot read the side file {path}: {exc.strerror}") from None
+        with open_regular(path, limit=MAX_SECRET_BYTES, what="side file") as file:
+            mode = os.fstat(file.fd).st_mode & 0o777
+            data = file.read()
+    except FileRefused as exc:
+        if exc.missing:
+            raise ReplayFileError(
+                f"the private side file {shown(str(path))} is missing: this match cannot be "
+                "resumed from here (it was started elsewhere, or it is already over)"
+            ) from None
+        raise ReplayFileError(f"cannot read the side file: {exc}") from None
     if mode & 0o077:
         raise ReplayFileError(
-            f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"
+            f"{shown(str(path))} is readable by others (mode {mode:o}); "
+            f"run: chmod 600 {shown(str(path))}"
         )
     try:
         secrets = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception:
         secrets = None
     if not isinstance(secrets, dict):
-        raise ReplayFileError(f"the private side file {path} is damaged")
+        raise ReplayFileError(f"the private side file {shown(str(path))} is damaged")
     return secrets
 
 

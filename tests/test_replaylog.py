@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import threading
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -333,6 +335,47 @@ def test_a_side_file_that_is_a_directory_is_a_clear_error(tmp_path: Path) -> Non
     secret_path(replay).mkdir()
     with pytest.raises(ReplayFileError, match="cannot read the side file"):
         read_secret(replay)
+
+
+def _ends_within(call: Callable[[], object], fifo: Path, seconds: float = 30.0) -> object:
+    """``call()``'s result or exception, failing (not hanging) if it blocks on ``fifo``."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():  # release it before failing: open the other end
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
+        pytest.fail(f"blocked on the FIFO {fifo}")
+    return outcome[0]
+
+
+def test_a_side_file_that_is_a_fifo_or_a_device_is_refused_without_blocking(
+    tmp_path: Path,
+) -> None:
+    replay = tmp_path / "m.lcnet"
+    os.mkfifo(secret_path(replay), 0o600)
+    refused = _ends_within(lambda: read_secret(replay), secret_path(replay))
+    assert isinstance(refused, ReplayFileError)
+    assert "FIFO" in str(refused)
+    secret_path(replay).unlink()
+    secret_path(replay).symlink_to("/dev/zero")
+    with pytest.raises(ReplayFileError, match="character device"):
+        read_secret(replay)
+
+
+def test_a_replay_file_swapped_for_a_fifo_is_not_reopened(tmp_path: Path) -> None:
+    path = tmp_path / "m.lcnet"
+    os.mkfifo(path, 0o600)
+    refused = _ends_within(lambda: ReplayWriter.reopen(path), path)
+    assert isinstance(refused, ReplayFileError)
 
 
 def test_a_failed_write_is_cut_off_and_the_writer_writes_no_more(
