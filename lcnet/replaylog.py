@@ -600,7 +600,9 @@ def parse_replay(data: bytes) -> ReplayContents:
             # Then the records after it are kept: from a run to the end of the
             # file that holds such a frame, or else damaged to the end.
             owner = _owner(records)
-            resume = _resynchronise(data, bad, None, whole_only=True)
+            resume = (
+                _resynchronise(data, bad, None, whole_only=True) if _has_owner(records) else None
+            )
             # Before the owner's key is known (no frame yet, or a host's file
             # with only the hello), the record at ``bad`` is one the owner wrote
             # of its own (its hello, or its note or welcome after the hello):
@@ -622,7 +624,9 @@ def parse_replay(data: bytes) -> ReplayContents:
                 # frame, so looking there proves nothing false; before its key
                 # is known, only after ``bad``.
                 known = owner is not None and owner[0] is not None
-                crashed = not _owner_frame_anywhere(data, last if known else bad, owner)
+                crashed = not _has_owner(records) or not _owner_frame_anywhere(
+                    data, last if known else bad, owner
+                )
         else:
             resume = _resynchronise(data, bad, own_end)
             crashed = own_end == size or not data[bad:].strip(b"\0")
@@ -701,6 +705,18 @@ def _read_run(
         offset = end
     cut = _cut_off(data, offset) if offset < size else None
     return None if cut is None else TornTail(offset, cut, size - offset)
+
+
+def _has_owner(records: Sequence[tuple[int, bytes]]) -> bool:
+    """Whether the file has an owner for a cut-off record (PROTOCOL §7.2 step 1):
+    a player's file does; a spectator's, or any other seat's, does not (every
+    record of it may hold bytes a player chose, and its owner signs no frame)."""
+    if not records or records[0][0] != RecordKind.HEADER:
+        return True  # no header read: judged as before the owner's key is known
+    try:
+        return ReplayHeader.from_payload(records[0][1]).seat in ("host", "joiner")
+    except ReplayFileError:
+        return True
 
 
 _Owner = tuple[bytes | None, bytes, int, bytes]

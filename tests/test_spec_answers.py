@@ -728,12 +728,6 @@ def test_a_player_s_crash_torn_file_stays_torn_whatever_its_last_record_holds(
     assert contents.damage == [] and contents.torn is not None and len(contents.frames) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="replaylog._owner gives no owner for a `spectator` file, and step 1 then "
-    "treats the cut-off record as one its owner wrote of its own (so the records a player "
-    "planted inside it make the file damaged); §7.2 says a spectator's file has no owner",
-)
 def test_a_spectator_s_file_has_no_owner_so_a_cut_off_record_is_a_torn_tail() -> None:
     """§7.2 step 1: a spectator signs no frame of the transcript, and every
     record of its file may hold bytes a player chose; so nothing after a
