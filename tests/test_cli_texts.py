@@ -162,3 +162,17 @@ def test_the_hints_print_a_command_that_runs_here(tmp_path: Path) -> None:
         )
         assert done.returncode == 2, done.stderr
         assert expected in done.stdout, done.stdout
+
+
+def test_an_error_that_quotes_a_path_reaches_the_terminal_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder name is text from outside: its ESC must not clear the screen.
+    monkeypatch.setenv("LCNET_HOME", str(tmp_path / "home"))
+    blocker = tmp_path / "f\x1b[2J\x07"
+    blocker.write_bytes(b"")
+    code = main(["host", "--replays", str(blocker / "sub"), "--bot", "easy"])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "f\\x1b[2J\\x07" in err
+    assert "\x1b" not in err and "\x07" not in err

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from lcnet import __version__
 from lcnet.errors import ExitCode, LcnetError
+from lcnet.textsafe import shown
 
 COMMANDS: Final[Mapping[str, str]] = {
     "play": "play a built-in bot on this machine (the full protocol, over loopback)",
@@ -105,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.FAILED
     except LcnetError as exc:
         if not getattr(exc, "shown", False):
-            print(f"lcnet {args.command}: {exc}", file=sys.stderr)
+            # The message may quote a file name or a peer's words: escaped line by line.
+            text = "\n".join(shown(line) for line in str(exc).split("\n"))
+            print(f"lcnet {args.command}: {text}", file=sys.stderr)
         return exc.exit_code
     return code
