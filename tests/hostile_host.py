@@ -428,10 +428,6 @@ class HostileHost:
         self.scenario = scenario
         self.asks = 0
         self.sent = 0
-        self.frontier = -1
-        """The highest position of a transcript frame sent so far."""
-        self.frontier_at: float | None = None
-        """When it was sent (monotonic): the last time the spectator could progress."""
         self._context = zmq.Context()
         self._sock = self._context.socket(zmq.ROUTER)
         self._sock.setsockopt(zmq.LINGER, 0)
@@ -464,9 +460,6 @@ class HostileHost:
                 self.sent += 1
             except zmq.ZMQError:
                 return  # the spectator does not read (or has gone): drop, as a host does
-            seq = _position(parts)
-            if seq is not None and seq > self.frontier:
-                self.frontier, self.frontier_at = seq, time.monotonic()
 
     def _run(self) -> None:
         try:
@@ -492,16 +485,6 @@ class HostileHost:
             if ident is not None and scenario.drip and time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + scenario.drip
                 self._send(ident, scenario.tick())
-
-
-def _position(parts: Message) -> int | None:
-    """The position of the transcript frame a message carries (not evidence), if any."""
-    if len(parts) != 1 or len(parts[0]) > wire.MAX_FRAME_BYTES:
-        return None
-    try:
-        return wire.decode_frame(parts[0], allow_unknown_fields=True).seq
-    except wire.MalformedFrame:
-        return None
 
 
 # ------------------------------------------------------------------ the property
