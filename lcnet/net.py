@@ -399,7 +399,7 @@ class NetPeer:
                 self._door.turn_away(session, b"", exc.refusal, game=frame.game)
                 raise
         step = session.receive_frame(frame)
-        if step.accepted is not None or step.events:
+        if _heard_from_opponent(step, session):
             self._heard()
         if step.accepted is None and step.evidence is None and not step.outgoing:
             if any(isinstance(e, FrameGap) for e in step.events):
@@ -818,6 +818,21 @@ def _sender(sock: zmq.asyncio.Socket) -> Callable[[bytes, list[bytes]], bool]:
         return True
 
     return send
+
+
+def _heard_from_opponent(step: Step, session: Session) -> bool:
+    """Whether a step shows the opponent there: a frame taken, or one that
+    tells something (a frame from beyond the end, once its key is known). A
+    frame dropped shows nothing: junk from a stranger, or from a hostile host,
+    must not hold a joiner past its connect timeout, nor keep a silent
+    opponent looking present."""
+    if step.accepted is not None:
+        return True
+    known = session.seat.other in session.keys
+    return any(
+        not isinstance(event, FrameDropped) and (known or not isinstance(event, FrameGap))
+        for event in step.events
+    )
 
 
 def _owes_bye(session: Session) -> bool:

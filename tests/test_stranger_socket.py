@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TypeVar
 
 import nacl.signing
+import pytest
 import zmq.asyncio
 
 from lcnet import audit, identity
+from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
@@ -289,3 +291,59 @@ def test_connections_that_asked_and_closed_lose_their_places_at_an_idle_host(
             ctx.term()
 
     asyncio.run(main())
+
+
+# ------------------------------------------------------------ the generator
+
+RSS_GROWTH_LIMIT_KIB = 64 * 1024
+"""What a stranger's small run may add to a target's resident memory (a
+host's grows by about 10 MiB for its queues and caches in a short run;
+growth without bound is what this catches)."""
+
+
+PEAK_RSS_LIMIT_KIB = 256 * 1024
+"""A joiner's or spectator's resident memory at its peak (about 45 MiB as
+it starts, Python and lcnet loaded)."""
+
+
+@pytest.mark.parametrize("mid_match", [False, True], ids=["idle", "mid-match"])
+def test_a_seeded_stranger_neither_crashes_nor_stops_a_host(
+    tmp_path: Path, mid_match: bool
+) -> None:
+    outcome = asyncio.run(zmtp.against_host(tmp_path, 56 + mid_match, 40, mid_match=mid_match))
+    assert not outcome.crashed, outcome
+    assert outcome.honest_ok, outcome
+    assert outcome.tally.connections >= 40
+    assert outcome.rss_after_kib - outcome.rss_before_kib < RSS_GROWTH_LIMIT_KIB, outcome
+
+
+@pytest.mark.parametrize("target", ["join", "watch"])
+def test_a_hostile_listener_neither_crashes_nor_holds_a_joiner_or_spectator(
+    tmp_path: Path, target: str
+) -> None:
+    # Told to give up after 4 s without an answer, the target ends by itself
+    # (the helper stops it at the tests' deadline, which would show as -9).
+    outcome = asyncio.run(zmtp.against_dealer(tmp_path, 56, target, 4.0))
+    assert not outcome.crashed, outcome
+    assert outcome.honest_ok, outcome
+    assert outcome.tally.connections >= 1
+    assert outcome.rss_after_kib < PEAK_RSS_LIMIT_KIB, outcome
+
+
+def test_a_joiner_gives_up_on_a_host_that_answers_only_junk(tmp_path: Path) -> None:
+    # Before: each dropped frame counted as hearing the host, so a host that
+    # kept sending junk held the joiner for ever (its connect timeout is 3 s).
+    async def main() -> tuple[int, str]:
+        host = zmtp.JunkHost()
+        try:
+            args = ["join", f"{LOOPBACK}:{host.port}", "--bot", "random", "--connect-timeout", "3"]
+            proc = await spawn(args, tmp_path / "home", tmp_path)
+            code, _, err = await finish(proc)
+        finally:
+            await asyncio.to_thread(host.close)
+        assert host.sent > 0
+        return code, err
+
+    code, err = asyncio.run(main())
+    assert code == ExitCode.UNREACHABLE, err[-500:]
+    assert "no answer from the host" in err

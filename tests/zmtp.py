@@ -13,11 +13,17 @@ Nothing here uses ZeroMQ: only :mod:`socket` and :mod:`struct`.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
+import dataclasses
 import random
 import socket
 import struct
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Final
 
 import nacl.signing
@@ -252,8 +258,6 @@ class Ghosts:
     Runs in a thread of its own (plain blocking sockets)."""
 
     def __init__(self, port: int, *, count: int = 8, asks: int = 1, every: float = 0.1) -> None:
-        import threading
-
         self.port, self.count, self.asks, self.every = port, count, asks, every
         self.connected = 0
         """Ghost connections made so far."""
@@ -292,3 +296,438 @@ class Ghosts:
         finally:
             for sock in live:
                 sock.close()
+
+
+# ---------------------------------------------------------------- the generator
+
+
+@dataclasses.dataclass
+class Tally:
+    """What a stranger did (and what it could not do)."""
+
+    connections: int = 0
+    messages: int = 0
+    bytes_sent: int = 0
+    refused: int = 0
+    """Connections the target would not take (or closed at once)."""
+    actions: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+
+    def add(self, other: Tally) -> None:
+        self.connections += other.connections
+        self.messages += other.messages
+        self.bytes_sent += other.bytes_sent
+        self.refused += other.refused
+        self.actions.update(other.actions)
+
+
+MAX_HELD: Final = 16
+"""Half-open connections a stranger holds at once (each is a file descriptor
+on both sides; the rest are closed)."""
+
+
+class Stranger:
+    """A seeded stranger against a listening socket (a host's ROUTER): each
+    :meth:`act` is one of :data:`HOST_ACTIONS`, chosen by the seed. The
+    connections it leaves half-open are closed by :meth:`close`."""
+
+    def __init__(
+        self, port: int, rng: random.Random, *, burst: int = 200, kinds: tuple[str, ...] = KINDS
+    ) -> None:
+        self.port, self.rng, self.burst, self.kinds = port, rng, burst, kinds
+        self.tally = Tally()
+        self._held: list[socket.socket] = []
+
+    def act(self, name: str | None = None) -> str:
+        name = name or self.rng.choice(HOST_ACTIONS)
+        self.tally.actions[name] += 1
+        getattr(self, f"_{name}")()
+        return name
+
+    def close(self) -> None:
+        for sock in self._held:
+            reset(sock)
+        self._held.clear()
+
+    # -- helpers
+
+    def _session(self) -> socket.socket | None:
+        self.tally.connections += 1
+        try:
+            sock = open_session(self.port)
+        except OSError:
+            sock = None
+        if sock is None:
+            self.tally.refused += 1
+        return sock
+
+    def _send(self, sock: socket.socket, data: bytes, messages: int) -> None:
+        if send_all(sock, data):
+            self.tally.messages += messages
+            self.tally.bytes_sent += len(data)
+
+    def _hold(self, sock: socket.socket) -> None:
+        self._held.append(sock)
+        while len(self._held) > MAX_HELD:
+            reset(self._held.pop(0))
+
+    def _raw(self) -> bytes:
+        return of_kind(self.rng.choice(self.kinds), self.rng)
+
+    def _payloads(self, count: int, kind: str | None = None) -> bytes:
+        kinds = [kind] if kind else list(self.kinds)
+        return b"".join(frame(of_kind(self.rng.choice(kinds), self.rng)) for _ in range(count))
+
+    # -- the actions
+
+    def _churn(self) -> None:
+        """Connect and close at once, before or after the handshake."""
+        self.tally.connections += 1
+        try:
+            sock = dial(self.port)
+        except OSError:
+            self.tally.refused += 1
+            return
+        if self.rng.random() < 0.5:
+            send_all(sock, handshake())
+        (reset if self.rng.random() < 0.5 else socket.socket.close)(sock)
+
+    def _unread(self) -> None:
+        """A flood of one kind, then a close without reading the answers."""
+        sock = self._session()
+        if sock is None:
+            return
+        count = self.rng.randrange(self.burst // 2, self.burst * 2)
+        self._send(sock, self._payloads(1, self.rng.choice(self.kinds)) * count, count)
+        (reset if self.rng.random() < 0.3 else socket.socket.close)(sock)
+
+    def _flood(self) -> None:
+        """Messages of every kind, unread, the connection held open for a while."""
+        sock = self._session()
+        if sock is None:
+            return
+        count = self.rng.randrange(1, self.burst)
+        self._send(sock, self._payloads(count), count)
+        self._hold(sock)
+
+    def _half_open(self) -> None:
+        """A connection that stops mid-greeting (or mid-frame) and stays."""
+        self.tally.connections += 1
+        try:
+            sock = dial(self.port)
+        except OSError:
+            self.tally.refused += 1
+            return
+        whole = handshake() + frame(self._raw())
+        send_all(sock, whole[: self.rng.randrange(1, len(whole))])
+        self._hold(sock)
+
+    def _oversized(self) -> None:
+        """A frame that announces more than any limit (up to 2**63 bytes)."""
+        sock = self._session()
+        if sock is None:
+            return
+        size = self.rng.choice([65 * 1024, 1 << 20, 1 << 32, (1 << 63) - 1])
+        self._send(sock, long_frame_header(size) + self.rng.randbytes(4096), 1)
+        reset(sock)
+
+    def _malformed(self) -> None:
+        """Frames with reserved flag bits, commands after the handshake, many parts."""
+        sock = self._session()
+        if sock is None:
+            return
+        choice = self.rng.randrange(4)
+        if choice == 0:
+            data = bytes([0xF0 | self.rng.randrange(16), 3]) + b"abc"
+        elif choice == 1:
+            data = frame(b"\x05READY" + self.rng.randbytes(20), command=True)
+        elif choice == 2:
+            data = frame(b"\x04PING" + self.rng.randbytes(4), command=True)
+        else:
+            data = message([self._raw() for _ in range(self.rng.randrange(2, 60))])
+        self._send(sock, data, 1)
+        (reset if self.rng.random() < 0.5 else socket.socket.close)(sock)
+
+    def _bad_greeting(self) -> None:
+        """A greeting no ZeroMQ peer would send."""
+        self.tally.connections += 1
+        try:
+            sock = dial(self.port)
+        except OSError:
+            self.tally.refused += 1
+            return
+        choice = self.rng.randrange(4)
+        if choice == 0:
+            data = self.rng.randbytes(self.rng.randrange(1, 200))
+        elif choice == 1:
+            data = SIGNATURE + bytes([self.rng.choice([1, 2, 4, 255]), 0]) + bytes(52)
+        elif choice == 2:
+            data = SIGNATURE + b"\x03\x01" + b"CURVE".ljust(20, b"\x00") + bytes(32)
+        else:
+            data = greeting() + ready(b"PUB")
+        send_all(sock, data)
+        (reset if self.rng.random() < 0.5 else socket.socket.close)(sock)
+
+
+HOST_ACTIONS: Final = (
+    "churn",
+    "unread",
+    "flood",
+    "half_open",
+    "oversized",
+    "malformed",
+    "bad_greeting",
+)
+
+
+def hostile_answer(conn: socket.socket, rng: random.Random, *, burst: int = 200) -> str:
+    """What a hostile listener does with a DEALER that connected to it (a joiner
+    or a spectator): one of :data:`LISTENER_ACTIONS`, chosen by ``rng``."""
+    name = rng.choice(LISTENER_ACTIONS)
+    junk = b"".join(frame(of_kind(rng.choice(KINDS), rng)) for _ in range(rng.randrange(1, burst)))
+    try:
+        if name == "bad_greeting":
+            send_all(conn, rng.randbytes(rng.randrange(1, 100)))
+        elif name == "silence":
+            pass
+        else:
+            send_all(conn, greeting(as_server=True) + ready(b"ROUTER"))
+            if name == "flood":
+                send_all(conn, junk)
+            elif name == "oversized":
+                send_all(conn, long_frame_header(1 << rng.randrange(17, 63)) + rng.randbytes(999))
+            elif name == "malformed":
+                send_all(conn, bytes([0xF0, 3]) + b"abc")
+    finally:
+        (reset if rng.random() < 0.5 else socket.socket.close)(conn)
+    return name
+
+
+LISTENER_ACTIONS: Final = ("bad_greeting", "silence", "flood", "oversized", "malformed", "reset")
+
+
+def rss_kib(pid: int) -> int:
+    """The resident memory of process ``pid``, in KiB (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+# ---------------------------------------------------------------- campaigns
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One campaign of a stranger against one target program (a child process)."""
+
+    target: str
+    tally: Tally
+    exit_code: int | None
+    """The target's exit status (negative: killed by a signal, e.g. -6 for an abort)."""
+    rss_before_kib: int
+    rss_after_kib: int
+    """The target's resident memory before the stranger came, and at its peak after."""
+    seconds: float
+    honest_ok: bool
+    """The honest match completed with valid files (or, for a joiner or a
+    spectator, the target ended by itself as it says it does)."""
+    said: str = ""
+    """The end of the target's standard error (its last words)."""
+
+    @property
+    def crashed(self) -> bool:
+        return self.exit_code is None or self.exit_code < 0 or "Traceback" in self.said
+
+
+def _act_many(stranger: Stranger, count: int, stop: threading.Event | None = None) -> None:
+    for _ in range(count):
+        if stop is not None and stop.is_set():
+            break
+        stranger.act()
+    stranger.close()
+
+
+async def _peak_rss(pid: int, stop: asyncio.Event, peak: list[int]) -> None:
+    while not stop.is_set():
+        peak[0] = max(peak[0], rss_kib(pid))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.2)
+
+
+async def against_host(
+    directory: Path, seed: int, actions: int, *, mid_match: bool, burst: int = 200
+) -> Outcome:
+    """A stranger's ``actions`` against ``lcnet host`` (idle, or while it plays a
+    bot joiner); then, for an idle host, the honest joiner plays a whole match."""
+    from tests.netutil import LOOPBACK, TIMING_ARGS, finish, replay_file, spawn, spawn_host, stop
+
+    started = time.monotonic()
+    host, port = await spawn_host(directory / "h", rounds=2 if mid_match else 1)
+    # At a host waiting for an opponent, a stranger's well-signed hello is a
+    # joiner like any other: it would play (or stall the opening, given up on
+    # after its timeout). Mid-match, a hello is one more stranger turned away.
+    kinds = KINDS if mid_match else tuple(k for k in KINDS if k != "hello")
+    stranger = Stranger(port, random.Random(seed), kinds=kinds, burst=burst)
+    before, peak, done = rss_kib(host.pid), [0], asyncio.Event()
+    sampler = asyncio.ensure_future(_peak_rss(host.pid, done, peak))
+    joiner_args = ["join", f"{LOOPBACK}:{port}", "--bot", "random", *TIMING_ARGS]
+    joiner_args += ["--replays", str(directory / "j" / "replays")]
+    joiner = None
+    honest_ok, said = False, ""
+    try:
+        if mid_match:
+            joiner = await spawn(joiner_args, directory / "j" / "home", directory / "j")
+            await _match_begun(directory / "h" / "replays", joiner)
+            await asyncio.to_thread(_act_many, stranger, actions)
+        else:
+            await asyncio.to_thread(_act_many, stranger, actions)
+            joiner = await spawn(joiner_args, directory / "j" / "home", directory / "j")
+        joined, _, joiner_said = await finish(joiner)
+        code, _, said = await finish(host)
+        said += f"\n(the honest joiner: {joined}) " + joiner_said[-200:]
+        if joined == 0 and code == 0:
+            from tests.test_net import assert_valid_pair
+
+            with contextlib.suppress(AssertionError, ValueError):
+                assert_valid_pair(replay_file(directory / "h"), replay_file(directory / "j"))
+                honest_ok = True
+    finally:
+        done.set()
+        await sampler
+        stranger.close()
+        await stop(host)
+        if joiner is not None:
+            await stop(joiner)
+    return Outcome(
+        target="host mid-match" if mid_match else "idle host",
+        tally=stranger.tally,
+        exit_code=host.returncode,
+        rss_before_kib=before,
+        rss_after_kib=peak[0],
+        seconds=time.monotonic() - started,
+        honest_ok=honest_ok,
+        said=said[-400:] if host.returncode is not None else "",
+    )
+
+
+async def _match_begun(replays: Path, joiner: asyncio.subprocess.Process) -> None:
+    """Wait until the host has a replay file (its match began) or the joiner ended."""
+    from tests.netutil import DEADLINE
+
+    async with asyncio.timeout(DEADLINE):
+        while joiner.returncode is None and not any(replays.glob("*.lcnet")):
+            await asyncio.sleep(0.05)
+
+
+class _HostileServer:
+    """A hostile listener that answers every connection (a thread of its own)."""
+
+    def __init__(self, seed: int, burst: int) -> None:
+        self.listener = HostileListener()
+        self.listener.sock.settimeout(0.2)
+        self.rng, self.burst = random.Random(seed), burst
+        self.tally = Tally()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="hostile", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.listener.sock.accept()
+            except OSError:
+                continue
+            conn.settimeout(2.0)
+            self.tally.connections += 1
+            self.tally.actions[hostile_answer(conn, self.rng, burst=self.burst)] += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.listener.close()
+
+
+async def against_dealer(
+    directory: Path, seed: int, target: str, timeout: float, *, burst: int = 200
+) -> Outcome:
+    """A hostile listener against ``lcnet join`` or ``lcnet watch`` (``target``),
+    told to give up after ``timeout`` seconds without an answer: it must end by
+    itself, without a crash."""
+    from tests.netutil import LOOPBACK, finish, spawn, stop
+
+    started = time.monotonic()
+    server = _HostileServer(seed, burst=burst)
+    address = f"{LOOPBACK}:{server.listener.port}"
+    if target == "join":
+        args = ["join", address, "--bot", "random", "--connect-timeout", f"{timeout:g}"]
+    else:
+        args = ["watch", address, "--timeout", f"{timeout:g}"]
+    args += ["--replays", str(directory / "replays")]
+    proc = await spawn(args, directory / "home", directory)
+    before, peak, done = rss_kib(proc.pid), [0], asyncio.Event()
+    sampler = asyncio.ensure_future(_peak_rss(proc.pid, done, peak))
+    try:
+        code, _, said = await finish(proc)
+    finally:
+        done.set()
+        await sampler
+        server.close()
+        await stop(proc)
+    return Outcome(
+        target=f"lcnet {target}",
+        tally=server.tally,
+        exit_code=code,
+        rss_before_kib=before,
+        rss_after_kib=peak[0],
+        seconds=time.monotonic() - started,
+        honest_ok=code >= 0 and "Traceback" not in said,
+        said=said[-400:],
+    )
+
+
+class JunkHost:
+    """A hostile host that answers every connection's handshake and then sends
+    frames that are no answer (a stranger's signed ``sync``, ``watch`` and
+    ``hello``, and junk), one every ``every`` seconds, for ever."""
+
+    def __init__(self, *, every: float = 0.05) -> None:
+        self.listener = HostileListener()
+        self.port = self.listener.port
+        self.every = every
+        self.sent = 0
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._accept, daemon=True)]
+        self._threads[0].start()
+
+    def _accept(self) -> None:
+        self.listener.sock.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.listener.sock.accept()
+            except OSError:
+                continue
+            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            self._threads.append(thread)
+            thread.start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        rng = random.Random(len(self._threads))
+        conn.settimeout(2.0)
+        if not send_all(conn, greeting(as_server=True) + ready(b"ROUTER")):
+            return
+        while not self._stop.wait(self.every):
+            kind = rng.choice(("sync", "watch", "hello", "junk"))
+            if not send_all(conn, frame(of_kind(kind, rng))):
+                break
+            self.sent += 1
+        conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+        self.listener.close()
