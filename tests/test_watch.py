@@ -253,11 +253,13 @@ def test_the_host_s_answers_to_a_watch(tmp_path: Path) -> None:
     answer = wire.decode_frame(parts[0])
     assert ident == b"a" and isinstance(answer.message, wire.Sync) and answer.message.have == 0
     assert answer.signed_by(bytes(session.signing_key.verify_key))
-    assert audience.request(b"b", watch_frame(key), session, 1.0) == full_reason(1)
-    # A flood of watch frames is answered at most once per interval.
+    # A flood of watch frames is answered at most once per interval (and the
+    # second watch gives "a" its place: a first one only puts it on trial).
     for _ in range(50):
         audience.request(b"a", watch_frame(key), session, 0.01)
     assert len(sent) == 1
+    assert audience.placed == 1
+    assert audience.request(b"b", watch_frame(key), session, 1.0) == full_reason(1)
 
 
 def test_watching_an_address_where_nothing_listens_says_so_at_once(
