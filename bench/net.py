@@ -47,11 +47,12 @@ import zmq.asyncio
 from lcnet import localmatch, wire
 from lcnet.bots import make_bot
 from lcnet.events import MatchOptions, Step, TurnPlayed
-from lcnet.net import NetPeer, Timing, connect_joiner
+from lcnet.net import NetPeer, Timing
 from lcnet.replaylog import ReplayHeader
 from lcnet.replaywriter import ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import Session
+from lcnet.sockets import connect_joiner
 
 LOOPBACK = "127.0.0.1"
 

@@ -9,7 +9,7 @@ unsuitable over TCP). Each ZeroMQ message carries one frame. The adapter:
   resends the missing ones from its transcript, because ZeroMQ silently drops
   messages in flight when a connection breaks (duplicates are ignored);
 * checks liveness with the protocol's own ``ping``/``pong`` and ``sync``
-  (:mod:`lcnet.link`), never with ZMTP heartbeats (see :func:`_common_options`);
+  (:mod:`lcnet.link`), never with ZMTP heartbeats (see :func:`lcnet.sockets.common_options`);
 * turns away a third peer with a ``busy`` frame that says why, without
   disturbing the match;
 * counts, and otherwise ignores, anything that does not decode or verify
@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import dataclasses
 import enum
-import ipaddress
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +37,6 @@ from zmq.utils.monitor import recv_monitor_message
 
 from lcnet import admission, hashing, link, rematch, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
-from lcnet.addresses import EVERY_ADDRESS, format_address
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
 from lcnet.audience import DEFAULT_SPECTATORS, NO_GAME, SPECTATOR_GRACE, Audience
@@ -76,21 +74,13 @@ from lcnet.matchstate import state_of
 from lcnet.replaywriter import ReplayWriter, delete_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
+from lcnet.sockets import CLOSE_LINGER_MS
 
 DEFAULT_TIMING: Final = Timing()
-
-MAX_MESSAGE_BYTES: Final = 64 * 1024
-"""ZMQ_MAXMSGSIZE. A frame is at most 4 KiB: anything up to 64 KiB is read and
-refused (and counted) by the decoder; a bigger message makes ZeroMQ drop the
-connection before it is read into memory (the joiner then dials again, see
-:data:`lcnet.link.REDIAL_GRACE`)."""
 
 SPECTATOR_CHECK: Final = 1.0
 """Seconds between two looks at a host's spectators for those that stopped
 asking (:meth:`lcnet.audience.Audience.expire`)."""
-
-CLOSE_LINGER_MS: Final = 2000
-"""On close, up to 2 s to deliver what is still queued (the last frames)."""
 
 
 Restart = Callable[[], tuple[Session, Callable[[Session], ReplayWriter]]]
@@ -582,8 +572,7 @@ class NetPeer:
                 line.close()
 
     def _redial(self, *, silent: bool = False) -> None:
-        """Connect the joiner again after ZeroMQ gave up on its connection (see
-        REDIAL_GRACE), or after the host fell silent (``silent``: told already)."""
+        """Dial the host again: ZeroMQ gave up (REDIAL_GRACE), or it fell ``silent``."""
         if self._line is not None and self._line.redial() and not silent:
             # The message that cost the connection is lost like any other that does not decode.
             self.dropped += 1
@@ -931,95 +920,3 @@ def _send_now(sock: zmq.asyncio.Socket, parts: list[bytes]) -> bool:
 def _swallow(future: asyncio.Future[object]) -> None:
     if not future.cancelled():
         future.exception()  # retrieved: a failed send is recovered by the next sync
-
-
-# ------------------------------------------------------------- sockets
-
-
-def _common_options(sock: zmq.asyncio.Socket) -> None:
-    """The options every socket of ours has.
-
-    No ZMTP heartbeats (``HEARTBEAT_IVL``/``TIMEOUT``/``TTL``): libzmq 4.3.5,
-    the release bundled with pyzmq, aborts the whole process when a heartbeat
-    falls due on a connection whose input is stopped (its queue full) and that
-    failed meanwhile (``Assertion failed: !_io_error``, stream_engine_base.cpp:
-    the timer writes a PING without checking the error). Any stranger makes
-    that happen: 30 connections that each send 2,000 messages and close without
-    reading killed a host within a second, every time (tests/test_stranger_socket.py).
-    Liveness is the protocol's own ``ping``/``pong``, and a joiner whose host
-    falls silent dials again (:mod:`lcnet.link`).
-    """
-    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    sock.setsockopt(zmq.LINGER, CLOSE_LINGER_MS)
-    sock.setsockopt(zmq.IPV6, 1)  # IPv6 addresses too; "*" binds both families
-
-
-def bind_host(
-    context: zmq.asyncio.Context, address: str, port: int
-) -> tuple[zmq.asyncio.Socket, int]:
-    """A ROUTER socket bound to ``address:port`` (port 0: any free port); returns the port.
-
-    ``address`` is an IP address, an interface's name, or :data:`EVERY_ADDRESS`.
-    """
-    sock = context.socket(zmq.ROUTER)
-    _common_options(sock)
-    sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
-    sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    try:
-        sock.bind(_endpoint(address, port if port else "*"))
-    except zmq.ZMQError as exc:
-        sock.close(linger=0)
-        where = "this machine" if address == EVERY_ADDRESS else address
-        if exc.errno == zmq.EADDRINUSE:
-            raise NetError(
-                f"port {port} is already in use on {where}: another lcnet (or another "
-                "program) listens there; choose another with --port"
-            ) from None
-        if address == EVERY_ADDRESS:
-            raise NetError(f"cannot listen on port {port}: {exc.strerror}") from None
-        raise NetError(
-            f"cannot listen on {format_address(address, port)}: {exc.strerror} (--bind takes "
-            "one of this machine's IP addresses or an interface's name)"
-        ) from None
-    last = sock.getsockopt(zmq.LAST_ENDPOINT)
-    text = last.decode() if isinstance(last, bytes) else str(last)
-    return sock, int(text.rsplit(":", 1)[1])
-
-
-def bound_host(sock: zmq.asyncio.Socket) -> str:
-    """The address a bound socket really listens on (``0.0.0.0`` or ``::`` for every
-    address of one or both families): an interface's name resolves to one of its
-    addresses, and an IPv4 address may come back written as IPv6."""
-    last = sock.getsockopt(zmq.LAST_ENDPOINT)
-    text = last.decode() if isinstance(last, bytes) else str(last)
-    host = text.removeprefix("tcp://").rsplit(":", 1)[0].strip("[]")
-    try:
-        address = ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return host
-
-
-def connect_joiner(context: zmq.asyncio.Context, host: str, port: int) -> zmq.asyncio.Socket:
-    """A DEALER socket connecting (and reconnecting, by itself) to the host."""
-    sock = context.socket(zmq.DEALER)
-    _common_options(sock)
-    sock.setsockopt(zmq.RECONNECT_IVL, 200)
-    sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
-    try:
-        sock.connect(_endpoint(host, port))
-    except zmq.ZMQError as exc:
-        sock.close(linger=0)
-        raise NetError(f"cannot connect to {format_address(host, port)}: {exc.strerror}") from None
-    return sock
-
-
-def _endpoint(host: str, port: int | str) -> str:
-    try:
-        if ipaddress.ip_address(host).version == 6:
-            return f"tcp://[{host}]:{port}"
-    except ValueError:
-        pass
-    return f"tcp://{host}:{port}"

@@ -30,19 +30,12 @@ from lcnet.errors import ExitCode, LocalProtocolError, UserError
 from lcnet.events import MatchOptions
 from lcnet.frontend import MatchClient, Status
 from lcnet.invocation import command
-from lcnet.net import (
-    CLOSE_LINGER_MS,
-    NetPeer,
-    Refused,
-    Timing,
-    bind_host,
-    bound_host,
-    connect_joiner,
-)
+from lcnet.net import NetPeer, Refused, Timing
 from lcnet.replaylog import ReplayContents, ReplayHeader
 from lcnet.replaywriter import ReplayWriter, delete_secret, read_secret, write_secret
 from lcnet.seat import Seat
 from lcnet.session import Session
+from lcnet.sockets import CLOSE_LINGER_MS, bind_host, bound_host, connect_joiner
 
 DEFAULT_REPLAYS: Final = Path("replays")
 """Where replay files go unless --replays says otherwise (relative to the working directory)."""

@@ -38,9 +38,9 @@ from lcnet.audience import NO_GAME
 from lcnet.audit import Verdict
 from lcnet.errors import Refused
 from lcnet.identity import Identity
-from lcnet.net import connect_joiner
 from lcnet.replaylog import ReplayHeader
 from lcnet.replaywriter import ReplayWriter
+from lcnet.sockets import connect_joiner
 from lcnet.spectator import Pace, Received, Spectator, who_plays
 from lcnet.textsafe import shown
 

@@ -20,7 +20,7 @@ from lcnet.addresses import (
     parse_address,
 )
 from lcnet.errors import UsageError
-from lcnet.net import bind_host, bound_host
+from lcnet.sockets import bind_host, bound_host
 
 
 @pytest.mark.parametrize(

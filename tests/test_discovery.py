@@ -21,8 +21,8 @@ from lcnet.cli import main
 from lcnet.discovery import Game, Interface
 from lcnet.errors import ExitCode
 from lcnet.events import MatchOptions
-from lcnet.net import bind_host
 from lcnet.seat import Seat
+from lcnet.sockets import bind_host
 from tests.netutil import LOOPBACK, local_host, local_joiner
 
 MACHINE = [

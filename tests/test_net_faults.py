@@ -21,7 +21,7 @@ import nacl.signing
 import zmq
 import zmq.asyncio
 
-from lcnet import hashing, identity, net, wire
+from lcnet import hashing, identity, net, sockets, wire
 from lcnet.bots import make_bot
 from lcnet.events import MatchOptions
 from lcnet.frontend import Status
@@ -96,7 +96,7 @@ def test_an_oversized_message_drops_no_connection_for_good(tmp_path: Path) -> No
                 done = len(track.turns)
                 if done in turns and done not in sent[who]:
                     sent[who].append(done)
-                    local.peer._send(os.urandom(net.MAX_MESSAGE_BYTES + 4464))  # 70,000 bytes
+                    local.peer._send(os.urandom(sockets.MAX_MESSAGE_BYTES + 4464))  # 70,000 bytes
 
             return hook
 

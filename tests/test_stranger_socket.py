@@ -146,7 +146,7 @@ def test_a_host_mid_match_survives_connections_that_flood_and_close_unread(
 
 
 def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Path) -> None:
-    """The options alone (lcnet.net.bind_host's socket, nothing of lcnet's
+    """The options alone (lcnet.sockets.bind_host's socket, nothing of lcnet's
     logic): a child that answers every message and is slower than the flood."""
 
     async def main() -> None:
@@ -178,7 +178,7 @@ def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Pat
 
 _ROUTER_CHILD = """
 import time, zmq, zmq.asyncio
-from lcnet.net import bind_host
+from lcnet.sockets import bind_host
 ctx = zmq.asyncio.Context()
 sock, port = bind_host(ctx, "127.0.0.1", 0)
 plain = zmq.Socket.shadow(sock.underlying)
