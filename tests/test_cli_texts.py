@@ -124,8 +124,36 @@ def test_play_refuses_a_bad_bot_option_at_once(
 ) -> None:
     # It used to start the bot's process, which failed, and then wait 30 s for
     # a host that could not be reached (issue 44, point 7).
-    assert main(["play", "--bot", spec]) == 1  # as host --bot and selfplay refuse it
-    assert reason in capsys.readouterr().err
+    assert main(["play", "--bot", spec]) == 2  # a usage error, as for every command
+    err = capsys.readouterr().err
+    assert reason in err and "--bot" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["host", "--port", "0", "--bind", "127.0.0.1", "--bot", "hard:foo=1"],
+        ["join", "127.0.0.1:9", "--bot", "hard:foo=1"],
+        ["selfplay", "--bots", "hard:foo=1,medium", "--games", "2"],
+    ],
+    ids=["host", "join", "selfplay"],
+)
+def test_a_bad_bot_option_is_a_usage_error_before_any_socket_or_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+) -> None:
+    # join used to connect, leave a one-frame replay file and its .secret,
+    # and hold the host for 20 s; host printed "listening" first; both
+    # exited 1 where --rounds 0 exits 2 (issue 57, point 3).
+    monkeypatch.setenv("LCNET_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert "unknown mcts option(s) foo" in err and "--bot" in err
+    assert "listening" not in out
+    assert not (tmp_path / "replays").exists() or not any((tmp_path / "replays").iterdir())
 
 
 def test_the_replays_readme_names_files_as_lcnet_does() -> None:

@@ -16,6 +16,7 @@ from lcnet.net import (
     Timing,
 )
 from lcnet.netplay import DEFAULT_REPLAYS, Player
+from lcnet.textsafe import shown
 
 BIND_HELP = (
     "the address to listen on: one of this machine's IP addresses or an interface's "
@@ -167,14 +168,24 @@ def _count(text: str) -> int:
     return value
 
 
+def check_bot(spec: str) -> None:
+    """Make the bot ``spec`` names once, so that a bad name or option is a usage
+    error (exit 2, naming ``--bot``) before any socket, file or announcement,
+    not a failure after the match has opened."""
+    from lcnet.bots import make_bot
+
+    try:
+        make_bot(spec)
+    except UserError as exc:
+        raise UsageError(f"--bot {shown(spec)}: {exc}") from None
+
+
 def player_from(args: argparse.Namespace) -> Player:
     rematches = getattr(args, "rematch", 0)
     if rematches and args.bot is None:
         raise UsageError("--rematch is for --bot: a person is asked at the end of each match")
     if args.bot is not None:
-        from lcnet.bots import parse_bot_spec
-
-        parse_bot_spec(args.bot)  # a bad name fails now, not mid-match
+        check_bot(args.bot)
     default = Timing()
     connect_timeout = getattr(args, "connect_timeout", default.connect_timeout)
     opening_timeout = getattr(args, "opening_timeout", default.opening_timeout)

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 
 from lcnet.botpeer import play_against_bot
-from lcnet.cli._netargs import add_player_arguments, player_from
+from lcnet.cli._netargs import add_player_arguments, check_bot, player_from
 from lcnet.errors import UsageError
 from lcnet.events import MatchOptions
 
@@ -62,11 +62,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     spec = args.bot or DEFAULT_BOT
     args.bot = None  # the person plays this side; the bot plays the other
-    from lcnet.bots import make_bot
-
-    # Make the bot once here, so that a bad name or option fails now with its
-    # reason, not later in the bot's own process (seen as a host that cannot
-    # be reached after the connect timeout).
-    make_bot(spec)
+    # Made once here, so that a bad name or option fails now with its reason
+    # (exit 2), not later in the bot's own process.
+    check_bot(spec)
     player = player_from(args)
     return asyncio.run(play_against_bot(spec=spec, options=options, player=player))

@@ -8,10 +8,11 @@ import random
 import sys
 from pathlib import Path
 
-from lcnet.bots import BOTS
+from lcnet.bots import BOTS, make_bot
 from lcnet.engine import DEFAULT_ROUNDS
-from lcnet.errors import UsageError
+from lcnet.errors import UsageError, UserError
 from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
+from lcnet.textsafe import shown
 from lcnet.wire import MAX_ROUNDS
 
 DEFAULT_GAMES = 10
@@ -98,6 +99,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     specs = split_bot_specs(args.bots)
     labels = bot_labels(specs)
+    for spec in specs:  # each bot made once: a bad option is a usage error now
+        try:
+            make_bot(spec)
+        except UserError as exc:
+            raise UsageError(f"--bots {shown(spec)}: {exc}") from None
     if args.games < 1:
         raise UsageError("--games must be at least 1")
     if args.duplicate and args.games % 2:
