@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from itertools import count
@@ -204,3 +205,34 @@ def test_an_error_that_quotes_a_path_reaches_the_terminal_escaped(
     assert code != 0
     assert "f\\x1b[2J\\x07" in err
     assert "\x1b" not in err and "\x07" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["history"], ["history", "--json"], ["selfplay", "--games", "2", "--bots", "random,random"]],
+    ids=["history", "history-json", "selfplay"],
+)
+def test_a_listing_whose_reader_has_gone_exits_cleanly(tmp_path: Path, argv: list[str]) -> None:
+    # `lcnet history | head -1` exited 1 when the pipe filled before head
+    # closed it, 0 otherwise (issue 57, point 6). A reader that has gone
+    # before the first write is the same case, every time.
+    shutil.copy(ROOT / "replays" / "sample-complete-host.lcnet", tmp_path / "a.lcnet")
+    env = dict(os.environ, LCNET_HOME=str(tmp_path / "home"))
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone: every write to the pipe fails
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "lcnet", *argv, "--replays", str(tmp_path)]
+            if argv[0] == "history"
+            else [sys.executable, "-m", "lcnet", *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr

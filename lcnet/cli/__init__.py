@@ -42,6 +42,10 @@ COMMANDS: Final[Mapping[str, str]] = {
 }
 """Each command (its module is ``lcnet.cli.NAME``) and its line in ``--help``, in that order."""
 
+LISTINGS: Final = frozenset({"games", "resume", "selfplay", "history", "id"})
+"""Commands that only list: one whose reader stops reading (``| head``) exits 0.
+(``audit`` and ``replay`` handle it themselves: the verdict stands.)"""
+
 
 class CommandParser(argparse.ArgumentParser):
     """A command's parser, filled in by its module the first time it is used.
@@ -103,7 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `| head`); silence the flush at exit too.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return ExitCode.FAILED
+        # A listing whose reader has read enough is done (`| head -1` exits 0
+        # whether or not the pipe filled first); a command whose status says
+        # more (a match, a watch) did not end as it should.
+        return ExitCode.OK if args.command in LISTINGS else ExitCode.FAILED
     except LcnetError as exc:
         if not getattr(exc, "shown", False):
             # The message may quote a file name or a peer's words: escaped line by line.
