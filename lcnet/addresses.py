@@ -19,6 +19,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import ipaddress
+import os
 import re
 import socket
 from typing import Final
@@ -310,5 +311,18 @@ async def probe_listener(host: str, port: int, timeout: float) -> None:
             f"nothing is listening at {where} — is the host running, and is this its "
             "address and port?"
         )
-    reason = next((e.strerror for e in errors if not isinstance(e, ConnectionRefusedError)), None)
-    raise Unreachable(f"cannot reach {where}: {reason or 'no address to connect to'}")
+    reason = next((_why(e) for e in errors if not isinstance(e, ConnectionRefusedError)), None)
+    if reason is None:
+        raise Unreachable(f"cannot reach {where}: no address to connect to")
+    raise Unreachable(
+        f"cannot reach {where}: {reason} — check the address, and that this machine is on "
+        "the host's network"
+    )
+
+
+def _why(exc: OSError) -> str:
+    """An OS error in the system's words (asyncio's own text is Python's:
+    "Connect call failed ('10.77.0.99', 48150)")."""
+    if exc.errno:
+        return os.strerror(exc.errno).lower()
+    return exc.strerror or type(exc).__name__

@@ -560,3 +560,21 @@ def test_three_machines_host_joiner_and_spectators(lan3: Lan3, tmp_path: Path) -
         assert f"lcnet: saving the match to {spectator_file}" in watch_err
 
     asyncio.run(main())
+
+
+def test_an_address_nobody_has_on_the_lan_is_said_in_the_system_s_words(
+    lan: Lan, tmp_path: Path
+) -> None:
+    # `lcnet join 10.77.0.99` gave Python's own text: "Connect call failed
+    # ('10.77.0.99', 48150)" (issue 57, point 8). The address is in the test
+    # namespaces' /24, which has nobody there, so nothing leaves the pair.
+    absent = "10.77.0.99"
+
+    async def main() -> None:
+        join = await spawn_in(lan.b, ["join", absent, "--bot", "random"], tmp_path / "j")
+        code, _, err = await finish(join)
+        assert code == ExitCode.UNREACHABLE, err
+        assert "Connect call failed" not in err and "('" not in err, err
+        assert f"cannot reach {absent}:" in err and "check the address" in err, err
+
+    asyncio.run(main())
