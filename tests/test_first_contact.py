@@ -415,9 +415,12 @@ def test_a_resumed_host_listens_where_it_says(tmp_path: Path) -> None:
         )
         seen: list[str] = []
         try:
-            line = await wait_line(host, "the opponent joins with: lcnet join ", seen)
-            address = line.rsplit(" ", 1)[1]
+            # It said "the opponent joins with: lcnet join ...", which would start
+            # a new match (issue 57, point 8): the opponent resumes too.
+            line = await wait_line(host, "the opponent continues with: lcnet resume ", seen)
+            address = line.rsplit("--connect ", 1)[1].rstrip().rstrip(")")
             assert any(f"listening on {address}" in s for s in seen), seen
+            assert not any("lcnet join" in s for s in seen), seen
             joiner = await spawn(
                 [
                     "resume",

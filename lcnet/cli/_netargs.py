@@ -273,11 +273,14 @@ class StandardStreams:
 
 
 def print_listening(
-    who: str | None = None,
+    who: str | None = None, *, resumed: bool = False
 ) -> Callable[[int, Sequence[str]], None]:
     """What a host prints once it listens: each address the opponent can use, then
     how to join (and ``who``, this player's name and fingerprint). Standard
-    error, so that the line mode's standard output stays the game's."""
+    error, so that the line mode's standard output stays the game's.
+
+    A ``resumed`` match is continued by the opponent with ``lcnet resume``
+    (``lcnet join`` would start a new match), so that is what it says."""
 
     def listening(port: int, addresses: Sequence[str]) -> None:
         def say(text: str) -> None:
@@ -287,7 +290,13 @@ def print_listening(
             say(f"listening on {address}")
         if addresses:
             others = f"  (or {', '.join(addresses[1:])})" if len(addresses) > 1 else ""
-            say(f"the opponent joins with: lcnet join {addresses[0]}{others}")
+            if resumed:
+                say(
+                    "the opponent continues with: lcnet resume ITS-FILE (its replay file of "
+                    f"this match; it connects here by itself, or with --connect {addresses[0]})"
+                )
+            else:
+                say(f"the opponent joins with: lcnet join {addresses[0]}{others}")
         if all(a.startswith(("127.", "[::1]")) for a in addresses):
             say("(loopback: only a player on this machine can join there)")
         if who is not None:

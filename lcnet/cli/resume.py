@@ -113,6 +113,6 @@ def run(args: argparse.Namespace) -> int:
             player=player,
             connect_to=connect_to,
             port=args.port,
-            on_listening=print_listening(),
+            on_listening=print_listening(resumed=True),
         )
     )
