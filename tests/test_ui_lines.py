@@ -249,7 +249,9 @@ def test_the_result_puts_the_winner_s_total_first() -> None:
     won = MatchTracker.outcome_text(me, Outcome((12, 2), 0), None)  # type: ignore[arg-type]
     assert won == "you win the match, 12 to 2"
     resigned = MatchTracker.outcome_text(me, Outcome((2, 12), 1), Seat.HOST)  # type: ignore[arg-type]
-    assert resigned == "you resigned: Alice wins (the score stood at you 2, Alice 12)"
+    # It said "the score stood at you 0, alice 0" while the board showed the
+    # round in play at -18 (issue 57, point 8): these are the finished rounds.
+    assert resigned == "you resigned: Alice wins (finished rounds: you 2, Alice 12)"
 
 
 def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:

@@ -492,7 +492,9 @@ class MatchTracker:
         mine, theirs = outcome.totals[me], outcome.totals[other]
         # The winner's total comes first, as a result is read out.
         if resigned is not None:
-            stood = f"the score stood at you {mine}, {self.opponent} {theirs}"
+            # The totals are the finished rounds' only: the board of the round
+            # resigned showed its own running score, which does not count.
+            stood = f"finished rounds: you {mine}, {self.opponent} {theirs}"
             if resigned is self.me:
                 return f"you resigned: {self.opponent} wins ({stood})"
             return f"{self.opponent} resigned: you win ({stood})"
