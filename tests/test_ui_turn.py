@@ -15,6 +15,7 @@ class FakeMatch:
     over: bool = False
     error: str | None = None
     opponent: str = "Bob"
+    opponent_known: bool = True
     moving: bool = True
     view: View | None = field(default_factory=lambda: Round.new(5).view(0))
 
@@ -117,6 +118,14 @@ def test_quitting_asks_first_unless_the_match_cannot_go_on() -> None:
     assert turn.confirmed() == [Do.EXIT] and turn.confirm is None
     match.error = "the connection failed"
     assert turn.ask(Confirm.QUIT) == [Do.EXIT]
+
+
+def test_quitting_before_anyone_joined_asks_nothing() -> None:
+    # A host waiting for an opponent asked "Quit the unfinished match?" (issue
+    # 57, point 8): nobody joined, so no match would be lost.
+    turn, _ = turn_input(FakeMatch(opponent_known=False))
+    assert turn.ask(Confirm.QUIT) == [Do.EXIT] and turn.confirm is None
+    assert turn.interrupt() == [Do.EXIT]
 
 
 def test_a_second_ctrl_c_quits() -> None:

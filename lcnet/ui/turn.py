@@ -74,6 +74,9 @@ class Match(Protocol):
     @property
     def opponent(self) -> str: ...
 
+    @property
+    def opponent_known(self) -> bool: ...
+
     def may_move(self) -> bool: ...
 
 
@@ -216,8 +219,12 @@ class TurnInput:
     # -- questions
 
     def ask(self, what: Confirm) -> list[Effect]:
-        """Ask before quitting or resigning (a match that cannot go on quits at once)."""
-        if what is Confirm.QUIT and (self.match.over or self.match.error is not None):
+        """Ask before quitting or resigning (a match that cannot go on, or that
+        nobody joined yet, quits at once: there is nothing to lose)."""
+        match = self.match
+        if what is Confirm.QUIT and (
+            match.over or match.error is not None or not match.opponent_known
+        ):
             return [Do.EXIT]
         if what is Confirm.RESIGN and self.match.over:
             return [Say("the match is over: there is nothing to resign", error=True)]
