@@ -171,8 +171,13 @@ class Audience:
         return wire.Watching(count=len(placed), watchers=[[w.name, w.key] for w in listed])
 
     def behind(self, frames: int) -> bool:
-        """Whether a spectator with a place has said it holds fewer than ``frames`` frames."""
-        return any(w.acked < frames for w in self._watchers.values() if w.proven)
+        """Whether a spectator has said it holds fewer than ``frames`` frames.
+
+        Those on trial count too: a match between bots can end before a new
+        spectator's second ``watch`` (about a second after its first answer),
+        and the host must still be there to answer it (for at most
+        :data:`SPECTATOR_GRACE`; a trial is forgotten after :data:`PROOF_TIME`)."""
+        return any(w.acked < frames for w in self._watchers.values())
 
     def expire(self, now: float) -> None:
         """Forget trials past :data:`PROOF_TIME` and places past :data:`PLACE_TIMEOUT`."""

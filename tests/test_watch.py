@@ -43,8 +43,10 @@ from tests.netutil import (
     local_host,
     local_joiner,
     replay_file,
+    spawn,
     spawn_host,
     spawn_listening,
+    stop,
 )
 
 
@@ -361,3 +363,37 @@ def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it
             assert result.path is not None and read_replay(result.path).frames == players
 
     asyncio.run(main())
+
+
+def test_a_spectator_that_comes_with_the_joiner_sees_a_fast_match_to_its_end(
+    tmp_path: Path,
+) -> None:
+    # A first watch is on trial until its second, about a second after the
+    # answer; a bot match can end before it. The host then closed at once
+    # (only spectators with a place held its end), and the spectator sat on
+    # its first window until its timeout: exit 3, INCOMPLETE (seen in the LAN
+    # test and in 3 of 5 loopback runs).
+    async def main() -> tuple[int, str, str]:
+        host, port = await spawn_host(tmp_path / "h")
+        try:
+            where = f"{LOOPBACK}:{port}"
+            to_watch = ["watch", where, "--timeout", "60"]
+            to_watch += ["--replays", str(tmp_path / "s" / "replays")]
+            watcher = await spawn(to_watch, tmp_path / "s" / "home", tmp_path / "s")
+            to_join = ["join", where, "--bot", "random", *TIMING_ARGS]
+            to_join += ["--replays", str(tmp_path / "j" / "replays")]
+            joiner = await spawn(to_join, tmp_path / "j" / "home", tmp_path / "j")
+            code, _, err = await finish(joiner)
+            assert code == 0, err
+            return await finish(watcher)
+        finally:
+            await stop(host)
+
+    code, out, err = asyncio.run(main())
+    assert code == 0, out + err
+    verdict = audit.audit_file(replay_file(tmp_path / "s"))
+    assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
+    assert (
+        read_replay(replay_file(tmp_path / "s")).frames
+        == read_replay(replay_file(tmp_path / "h")).frames
+    )
