@@ -360,3 +360,25 @@ def test_a_match_being_played_is_announced_with_its_opponent() -> None:
     # An opponent that is not a valid name and fingerprint is left out, not trusted.
     bad = discovery.game_from_record("x", {**raw, b"ofp": b"nonsense"}, ["10.0.0.1"], 5000)
     assert bad is not None and bad.opponent is None and bad.watchable
+
+
+def test_the_listing_suggests_join_for_waiting_games_and_watch_for_played_ones() -> None:
+    # `lcnet games` suggested `lcnet join` for a game already being played,
+    # which its host only turns away (issue 57, point 8).
+    from lcnet.cli.games import what_to_do
+
+    playing = game(state="playing", opponent=("Bob", "0000-1111-2222-3333"))
+    assert [h.split()[0] for h in what_to_do([playing])] == ["watch"]
+    assert [h.split()[0] for h in what_to_do([game()])] == ["join"]
+    assert [h.split()[0] for h in what_to_do([game(), playing])] == ["join", "watch"]
+
+
+def test_watch_with_nothing_played_names_the_games_that_wait() -> None:
+    # `lcnet watch` without an address said "no lcnet match is being played"
+    # while a game waited for its player (issue 57, point 8).
+    from lcnet.cli.games import nothing_to_watch
+
+    said = nothing_to_watch([game(name="Ali\x1bce")], 1.5)
+    assert "being played yet" in said and "1 game(s) wait for an opponent" in said
+    assert "Ali\\x1bce at 192.168.1.20:48150" in said
+    assert "wait for" not in nothing_to_watch([], 1.5)

@@ -127,10 +127,45 @@ def run(args: argparse.Namespace) -> int:
         marks = explain(games)
         if marks is not None:
             print(marks)
-        print("join one with: lcnet join (and pick it), or lcnet join ADDRESS:PORT", flush=True)
+        for hint in what_to_do(games):
+            print(hint, flush=True)
     if not games:
         raise _none_found(args.timeout)
     return 0
+
+
+def what_to_do(games: list[Game]) -> list[str]:
+    """The commands for the games listed: join one that waits, watch one being
+    played (joining a game being played would only be turned away)."""
+    hints = []
+    if any(g.joinable for g in games):
+        hints.append(
+            "join one that waits with: lcnet join (and pick it), or lcnet join ADDRESS:PORT"
+        )
+    if any(g.watchable for g in games):
+        hints.append(
+            "watch one being played with: lcnet watch (and pick it), or lcnet watch ADDRESS:PORT"
+        )
+    return hints
+
+
+def nothing_to_watch(games: list[Game], seconds: float) -> str:
+    """Why ``lcnet watch`` found nothing to watch: no game at all, or only games
+    that wait for their opponent (not being played yet)."""
+    waiting = [g for g in games if g.joinable]
+    if waiting:
+        names = ", ".join(f"{shown(g.name)} at {g.where}" for g in waiting[:4])
+        more = f" and {len(waiting) - 4} more" if len(waiting) > 4 else ""
+        return (
+            f"no lcnet match is being played yet on the local network (looked {seconds:g} s): "
+            f"{len(waiting)} game(s) wait for an opponent ({names}{more}); watch one once it "
+            "starts, with `lcnet watch ADDRESS`"
+        )
+    return (
+        f"no lcnet match is being played on the local network (looked {seconds:g} s). "
+        "A host announces its match while it plays unless started with --no-announce; "
+        "ask the host for its address and run `lcnet watch ADDRESS`"
+    )
 
 
 def _say(text: str) -> None:
@@ -223,13 +258,10 @@ def watch_found(args: argparse.Namespace, watch: Callable[[str, int], int]) -> i
     one (the only one without asking), then ``watch(address, port)``."""
     seconds = args.look
     _say(f"looking for matches being played on the local network ({seconds:g} s)...")
-    games = [g for g in _look(seconds) if g.watchable]
+    found = _look(seconds)
+    games = [g for g in found if g.watchable]
     if not games:
-        raise NoGamesFound(
-            f"no lcnet match is being played on the local network (looked {seconds:g} s). "
-            "A host announces its match while it plays unless started with --no-announce; "
-            "ask the host for its address and run `lcnet watch ADDRESS`"
-        )
+        raise NoGamesFound(nothing_to_watch(found, seconds))
     _say(f"{len(games)} match(es) being played:")
     print(listing(games), file=sys.stderr, flush=True)
     marks = explain(games)
