@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +99,9 @@ def saved_matches(directory: Path) -> Saved:
     for path in sorted(directory.glob("*.lcnet")):
         try:
             with open_regular(path, limit=MAX_FILE_BYTES, what="replay file") as file:
-                if not secret_path(path).exists() or file.locked():
+                # os.path.exists: False, not an error, for a name the system
+                # cannot take (a 255-byte file name plus ".secret").
+                if not os.path.exists(secret_path(path)) or file.locked():
                     continue  # finished, not ours to resume, or being played right now
                 data = file.read()
         except FileRefused as exc:

@@ -56,6 +56,7 @@ from lcnet.replaylog import (
     encode_record,
     read_replay,
 )
+from lcnet.replaywriter import write_secret
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 SAMPLES: Final = ROOT / "replays"
@@ -252,7 +253,10 @@ KINDS: Final[dict[str, tuple[bool, Maker]]] = {
 def hostile_name(rng: random.Random, index: int) -> bytes:
     """A file name ending in ``.lcnet`` with control characters and bytes that are not UTF-8."""
     parts = b"".join(rng.choice(NAME_PARTS) for _ in range(rng.randint(0, 3)))
-    return b"h%03d-" % index + parts + b".lcnet"
+    name = b"h%03d-" % index + parts + b".lcnet"
+    if rng.random() < 0.15:  # as long as a name may be: NAME.secret is then too long
+        name = name[:-6] + b"x" * (255 - len(name)) + b".lcnet"
+    return name
 
 
 def make_folder(folder: Path, rng: random.Random, count: int | None = None) -> list[Entry]:
@@ -580,6 +584,20 @@ def test_resume_lists_what_it_could_not_read_and_goes_on(folder: Path) -> None:
     assert b"No unfinished match in replays/" in outcome.out
     assert b"x.lcnet: a FIFO (named pipe), not a regular file: not read" in outcome.out
     assert b"z.lcnet: a character device, not a regular file: not read" in outcome.out
+
+
+def test_a_name_too_long_for_its_side_file_hides_no_unfinished_match(folder: Path) -> None:
+    # A 255-byte name made NAME.secret too long for the system: `lcnet
+    # resume` died with "OSError: [Errno 36] File name too long" and listed
+    # nothing (found from outside).
+    replays = folder / "replays"
+    incomplete = (ROOT / "replays" / "sample-incomplete-joiner.lcnet").read_bytes()
+    (replays / ("a" * 249 + ".lcnet")).write_bytes(incomplete)
+    (replays / "b.lcnet").write_bytes(incomplete)
+    write_secret(replays / "b.lcnet", {"master": b"s" * 32, "seat": "joiner"})
+    outcome = run_lcnet(["resume"], folder)
+    assert outcome.code == 0 and not outcome.traceback, outcome.err
+    assert b"b.lcnet" in outcome.out, outcome.out
 
 
 def test_a_file_that_grows_while_it_is_read_is_read_as_it_was_when_opened(
