@@ -347,3 +347,39 @@ def test_a_joiner_gives_up_on_a_host_that_answers_only_junk(tmp_path: Path) -> N
     code, err = asyncio.run(main())
     assert code == ExitCode.UNREACHABLE, err[-500:]
     assert "no answer from the host" in err
+
+
+def test_bytes_that_are_not_zmtp_3_never_become_messages() -> None:
+    # libzmq read a peer whose greeting was not ZMTP 3's as an old ZMTP 1.0
+    # peer, so a stranger's random bytes became messages: a host kept busy
+    # decoding them delayed a real match by minutes and grew by 20 MB/s
+    # (found from outside). Now such a peer is refused at the greeting, and
+    # an honest ZMTP 3 peer still gets through.
+    from lcnet.sockets import bind_host, connect_joiner
+
+    async def main() -> tuple[int, bytes]:
+        context = zmq.asyncio.Context()
+        router, port = bind_host(context, LOOPBACK, 0)
+        rng = random.Random(56)
+        try:
+            for _ in range(100):
+                garbage = bytes(rng.getrandbits(8) for _ in range(2000))
+                _, writer = await asyncio.open_connection(LOOPBACK, port)
+                writer.write(garbage)
+                await writer.drain()
+                writer.close()
+                await writer.wait_closed()
+            honest = connect_joiner(context, LOOPBACK, port)
+            await honest.send(b"honest")
+            got = 0
+            async with asyncio.timeout(DEADLINE):
+                while True:
+                    *_, last = await router.recv_multipart()
+                    if last == b"honest":
+                        return got, last
+                    got += 1
+        finally:
+            context.destroy(linger=0)
+
+    from_garbage, honest = asyncio.run(main())
+    assert from_garbage == 0 and honest == b"honest"
