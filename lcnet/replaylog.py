@@ -862,17 +862,13 @@ def read_replay(path: str | os.PathLike[str]) -> ReplayContents:
     larger than :data:`MAX_FILE_BYTES` is refused before it is read
     (:mod:`lcnet.safeopen`); every error names the file escaped.
     """
-    return parse_replay(read_replay_bytes(path))
-
-
-def read_replay_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a replay file, read as :func:`read_replay` reads them."""
     from lcnet.safeopen import FileRefused, read_regular
 
     try:
-        return read_regular(path, limit=MAX_FILE_BYTES, what="replay file")
+        data = read_regular(path, limit=MAX_FILE_BYTES, what="replay file")
     except FileRefused as exc:
         raise ReplayFileError(str(exc)) from None
+    return parse_replay(data)
 
 
 def refuse_damaged(path: str | os.PathLike[str], contents: ReplayContents) -> None:

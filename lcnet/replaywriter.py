@@ -226,21 +226,6 @@ def write_replay(
     return writer.path
 
 
-def in_use(path: str | os.PathLike[str]) -> bool:
-    """Whether an lcnet program is writing this replay file right now."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 # ------------------------------------------------------------- side file
 
 

@@ -145,13 +145,13 @@ class Spectator:
         """The evidence frames kept (the file's EVIDENCE records)."""
         self.observer = Observer()
         self.failure: str | None = None
+        """What failed in the frame the host sent in the place of the next one
+        (it is the last of :attr:`frames`): the watch ends there."""
         self.full: str | None = None
         """Why the spectator keeps nothing more: the file would outgrow what
         lcnet reads (:data:`MAX_KEPT_BYTES`). The watch ends there, incomplete."""
         self._max_bytes = max_bytes
         self._bytes = 0
-        """What failed in the frame the host sent in the place of the next one
-        (it is the last of :attr:`frames`): the watch ends there."""
         self.dropped: dict[Dropped, int] = {}
         """How many of each kind the host sent that were not kept."""
         self._collector = Collector()
@@ -329,9 +329,10 @@ class Spectator:
         """An evidence frame from the host: held until the transcript reaches
         its position, then kept if it can prove something."""
         self._offers += 1
-        if self._offers > MAX_EVIDENCE_OFFERS or raw in self.evidence:
-            if raw not in self.evidence:
-                self._drop(out, Dropped.EVIDENCE, f"more than {MAX_EVIDENCE_OFFERS} offered")
+        if raw in self.evidence:
+            return
+        if self._offers > MAX_EVIDENCE_OFFERS:
+            self._drop(out, Dropped.EVIDENCE, f"more than {MAX_EVIDENCE_OFFERS} offered")
             return
         try:
             frame = wire.decode_frame(raw, allow_unknown_fields=True)

@@ -24,11 +24,11 @@ from lcnet.replaylog import (
 from lcnet.replaywriter import (
     ReplayWriter,
     delete_secret,
-    in_use,
     read_secret,
     secret_path,
     write_secret,
 )
+from lcnet.safeopen import open_regular
 
 HEADER = ReplayHeader(seat="host", created="2026-11-29T12:00:00Z", software="lcnet test")
 
@@ -217,7 +217,8 @@ def test_reopening_a_damaged_file_is_refused_and_leaves_it_untouched(tmp_path: P
     assert "lcnet audit" in str(info.value) and "untouched" in str(info.value)
     assert info.value.exit_code == 2
     assert path.read_bytes() == bytes(data)
-    assert not in_use(path)  # the lock was released
+    with open_regular(path, limit=1 << 20) as file:
+        assert not file.locked()  # the lock was released
 
 
 @pytest.mark.parametrize(
