@@ -670,12 +670,9 @@ def test_an_auditor_finds_a_key_out_of_range_at_its_frame(tmp_path: Path, kind: 
 # ------------------------------------------ §7.2 step 1: whose file a spectator's is
 
 
-def _cut_in_a_planted_record(seat: str) -> bytes:
-    """A file of ``seat`` whose last record, the joiner's `coin`, is cut off by
-    the end of the file just after a FRAME record the joiner planted inside it
-    (a field of its announced minor 1.1 holding a copy of the welcome)."""
-    from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record
-
+def _opening_with_a_1_1_joiner() -> tuple[bytes, bytes, bytes]:
+    """A match's hello (the joiner announcing minor 1.1) and the host's welcome
+    to it, signed by the §8.2 keys, and the game id."""
     joiner, host = SPEC_KEYS
     hello = sign_body(
         {
@@ -691,7 +688,17 @@ def _cut_in_a_planted_record(seat: str) -> bytes:
     game = hashing.game_id(hello)
     welcome_body = body_of(spec_frames()[0][1])
     welcome_body.update(prev=hashing.chain_hash(hello), game=game)
-    welcome = sign_body(welcome_body, host)
+    return hello, sign_body(welcome_body, host), game
+
+
+def _cut_in_a_planted_record(seat: str) -> bytes:
+    """A file of ``seat`` whose last record, the joiner's `coin`, is cut off by
+    the end of the file just after a FRAME record the joiner planted inside it
+    (a field of its announced minor 1.1 holding a copy of the welcome)."""
+    from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record
+
+    joiner, _ = SPEC_KEYS
+    hello, welcome, game = _opening_with_a_1_1_joiner()
     planted = encode_record(RecordKind.FRAME, welcome)
     coin = sign_body(
         {
@@ -754,21 +761,7 @@ def test_after_damage_a_torn_end_can_be_a_run_a_player_planted() -> None:
     from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record, parse_replay
 
     joiner, host = SPEC_KEYS
-    hello = sign_body(
-        {
-            "t": "hello",
-            "seq": 0,
-            "v": [1, 1],
-            "name": "Joe",
-            "key": bytes(joiner.verify_key),
-            "coin": bytes(32),
-        },
-        joiner,
-    )
-    game = hashing.game_id(hello)
-    welcome_body = body_of(spec_frames()[0][1])
-    welcome_body.update(prev=hashing.chain_hash(hello), game=game)
-    welcome = sign_body(welcome_body, host)
+    hello, welcome, game = _opening_with_a_1_1_joiner()
 
     def coin(nonce: bytes, **extra: object) -> bytes:
         body = {"t": "coin", "seq": 2, "prev": hashing.chain_hash(welcome), "game": game}

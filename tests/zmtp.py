@@ -360,6 +360,15 @@ class Stranger:
             self.tally.refused += 1
         return sock
 
+    def _dial(self) -> socket.socket | None:
+        """A TCP connection to the target, counted (``None``, counted as refused)."""
+        self.tally.connections += 1
+        try:
+            return dial(self.port)
+        except OSError:
+            self.tally.refused += 1
+            return None
+
     def _send(self, sock: socket.socket, data: bytes, messages: int) -> None:
         if send_all(sock, data):
             self.tally.messages += messages
@@ -381,11 +390,8 @@ class Stranger:
 
     def _churn(self) -> None:
         """Connect and close at once, before or after the handshake."""
-        self.tally.connections += 1
-        try:
-            sock = dial(self.port)
-        except OSError:
-            self.tally.refused += 1
+        sock = self._dial()
+        if sock is None:
             return
         if self.rng.random() < 0.5:
             send_all(sock, handshake())
@@ -411,11 +417,8 @@ class Stranger:
 
     def _half_open(self) -> None:
         """A connection that stops mid-greeting (or mid-frame) and stays."""
-        self.tally.connections += 1
-        try:
-            sock = dial(self.port)
-        except OSError:
-            self.tally.refused += 1
+        sock = self._dial()
+        if sock is None:
             return
         whole = handshake() + frame(self._raw())
         send_all(sock, whole[: self.rng.randrange(1, len(whole))])
@@ -449,11 +452,8 @@ class Stranger:
 
     def _bad_greeting(self) -> None:
         """A greeting no ZeroMQ peer would send."""
-        self.tally.connections += 1
-        try:
-            sock = dial(self.port)
-        except OSError:
-            self.tally.refused += 1
+        sock = self._dial()
+        if sock is None:
             return
         choice = self.rng.randrange(4)
         if choice == 0:
