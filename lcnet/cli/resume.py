@@ -14,7 +14,6 @@ from lcnet.cli._netargs import (
     player_from,
     print_listening,
 )
-from lcnet.invocation import command
 from lcnet.netplay import resume_match
 from lcnet.replaylog import read_replay, refuse_damaged
 from lcnet.saved import saved_matches
@@ -28,15 +27,20 @@ joiner connects again to the same host. The two peers compare how far each
 got, re-send what the other missed, and play on. A match against a built-in
 bot (`lcnet play`) is resumed together with the bot.
 
-Without FILE, lists your unfinished matches (in --replays DIR), newest first:
-the opponent, the options, and who owes the next message. Resuming is only
-ever this command: `lcnet host` and `lcnet join` always start a new match.
+Without FILE, lists the unfinished matches in --replays DIR, newest first:
+the opponent, the options, who owes the next message, and the exact command
+that resumes each here (or why none does: a match played with another
+identity's key). A match a bot played for you (`lcnet host --bot LEVEL`,
+`lcnet join ADDRESS --bot LEVEL`) is listed with its bot and resumed by it:
+`lcnet resume FILE --bot LEVEL`. Resuming is only ever this command: `lcnet
+host` and `lcnet join` always start a new match.
 """
 
 EPILOG = """\
 examples:
   lcnet resume                       list the unfinished matches in replays/
   lcnet resume replays/fe4a4d8d-joiner.lcnet
+  lcnet resume replays/fe4a4d8d-host.lcnet --bot hard   a match `lcnet host --bot hard` played
   lcnet resume replays/fe4a4d8d-host.lcnet --port 50000
   lcnet resume replays/fe4a4d8d-joiner.lcnet --connect 192.168.1.30:48150
 """
@@ -83,9 +87,6 @@ def list_unfinished(replays: Path) -> int:
             print(f"  {first}")
             for line in rest:
                 print(f"    {line}")
-        print()
-        example = shown(str(found[0].path))
-        print(f"Resume one with: {command()} resume FILE   (e.g. {command()} resume {example})")
     if saved.unreadable:
         print()
         print(f"Not read ({len(saved.unreadable)}):")
