@@ -7,6 +7,13 @@ opponent, by key (a name can be taken by anyone), and overall. Only a match
 whose file audits VALID counts in a record; any other file is listed with its
 verdict and left out.
 
+A match a built-in bot played is kept apart from the record against people:
+one against a bot (``lcnet play``, whose file names it ``opponent_bot``)
+counts in the owner's record against bots, and one a bot played for the
+owner (``--bot``, ``bot`` in its file) in that bot's own record. A match
+watched (``lcnet watch``, the seat ``spectator``) is listed with who played
+and how it ended, and counts in no record.
+
 Auditing a file checks every signature and deck operation of the match, which
 takes a moment; each verdict is remembered in ``$LCNET_HOME/history.json``
 under the BLAKE2b digest of the file's bytes, so a file is audited once, and
@@ -27,7 +34,8 @@ from typing import Any, Final
 from lcnet import identity
 
 CACHE_FILE: Final = "history.json"
-CACHE_VERSION: Final = 1
+CACHE_VERSION: Final = 2
+"""2: the bot that played the opponent, and the matches watched."""
 MAX_CACHE_BYTES: Final = 64 << 20
 """A cache above this is ignored (and rebuilt): some 200,000 matches."""
 
@@ -69,6 +77,16 @@ class Match:
     game_id: str | None = None
     bot: str | None = None
     """The built-in bot that played the owner's side (``--bot``), if one did."""
+    opponent_bot: str | None = None
+    """The built-in bot the owner played against (``lcnet play``), if the file says so."""
+    watched: bool = False
+    """A spectator's file (``lcnet watch``): ``me`` and ``opponent`` are ``None``,
+    ``host`` and ``joiner`` say who played, ``score`` is the host's total and the
+    joiner's, and ``resigned`` the seat that resigned."""
+    host: Player | None = None
+    joiner: Player | None = None
+    winner: str | None = None
+    """In a valid finished match: the winner's seat (``host``, ``joiner``), or ``draw``."""
     playing: bool = False
     """An lcnet program is writing this file now (the match is being played)."""
     copy_of: Path | None = None
@@ -76,14 +94,23 @@ class Match:
 
     @property
     def counts(self) -> bool:
-        """Whether it counts in a record: a VALID, decided match, not a copy."""
+        """Whether it counts in a record (the record against people, the record
+        against bots, or a bot's own): a VALID, decided match of the file's
+        owner, not a copy; a match watched never does."""
         return (
-            self.verdict == "valid"
+            not self.watched
+            and self.verdict == "valid"
             and self.result is not None
             and self.me is not None
             and self.opponent is not None
             and self.copy_of is None
         )
+
+    @property
+    def bot_played(self) -> str | None:
+        """The name of the bot on either side (the owner's first), if a bot played."""
+        spec = self.bot if self.bot is not None else self.opponent_bot
+        return None if spec is None else bot_name(spec)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -108,22 +135,40 @@ class Tally:
         return self.won + self.drawn + self.lost
 
 
+def bot_name(spec: str) -> str:
+    """A bot's name (``hard``) from its spec (``hard:time=0.5``), as a file's header gives it."""
+    return spec.split(":")[0]
+
+
 @dataclass
 class Record:
-    """One player's won-drawn-lost record, overall and against each opponent key."""
+    """One player's won-drawn-lost record against people, overall and against
+    each opponent key, and apart from it, against each built-in bot.
+
+    A key whose side a bot played (``--bot``) has a record of its own for
+    each bot (``bot``): the bot's matches are not the person's."""
 
     player: Player
     overall: Tally = field(default_factory=Tally)
+    """Against people (every opponent that was not a built-in bot)."""
     against: dict[str, tuple[Player, Tally]] = field(default_factory=dict)
     """Opponent fingerprint → (the opponent as last seen, the tally)."""
+    bot: str | None = None
+    """The bot that played this key's side in these matches; ``None``: the person."""
+    against_bots: dict[str, Tally] = field(default_factory=dict)
+    """A bot's name → the tally against it (``lcnet play``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "player": asdict(self.player),
+            "bot": self.bot,
             "overall": asdict(self.overall),
             "against": [
                 {"opponent": asdict(opponent), **asdict(tally)}
                 for opponent, tally in self.against.values()
+            ],
+            "against_bots": [
+                {"bot": name, **asdict(tally)} for name, tally in self.against_bots.items()
             ],
         }
 
@@ -156,8 +201,8 @@ def _identity(path: Path) -> object:
     return (status.st_dev, status.st_ino)
 
 
-def read_match(path: Path, cache: dict[str, Any] | None = None) -> Match | None:
-    """``path`` as a :class:`Match`; ``None`` for a built-in bot's own file.
+def read_match(path: Path, cache: dict[str, Any] | None = None) -> Match:
+    """``path`` as a :class:`Match` (a spectator's file too: ``watched``).
 
     ``cache`` maps file digests to what an audit found (see the module's
     docstring); it is read, and filled for a file not being played. Only a
@@ -180,12 +225,12 @@ def read_match(path: Path, cache: dict[str, Any] | None = None) -> Match | None:
         with contextlib.suppress(TypeError, ValueError, KeyError, IndexError):
             return _from_json(path, known)
     found = _audit(path, data)
-    if found is not None and cache is not None and not playing:
+    if cache is not None and not playing:
         cache[digest] = _to_cache(found)
-    return found if not playing or found is None else replace(found, playing=True)
+    return replace(found, playing=True) if playing else found
 
 
-def _audit(path: Path, data: bytes) -> Match | None:
+def _audit(path: Path, data: bytes) -> Match:
     from lcnet.audit import audit_contents
     from lcnet.replaylog import ReplayFileError, parse_replay
 
@@ -194,9 +239,8 @@ def _audit(path: Path, data: bytes) -> Match | None:
     except ReplayFileError as exc:
         return Match(path, "", "unreadable", str(exc))
     header = contents.header
-    if header.seat == "spectator":
-        return None  # a match watched (`lcnet watch`), not played
     verdict = audit_contents(contents)
+    watched = header.seat == "spectator"  # a match watched (`lcnet watch`), not played
     seat = header.seat if header.seat in ("host", "joiner") else None
     other = None if seat is None else ("joiner" if seat == "host" else "host")
 
@@ -208,7 +252,15 @@ def _audit(path: Path, data: bytes) -> Match | None:
     score = None
     result = None
     resigned = None
-    if seat is not None and other is not None:
+    winner = None
+    if verdict.kind.value == "valid":
+        winner = "draw" if verdict.winner_seat is None else verdict.winner_seat
+    if watched:
+        if verdict.totals and verdict.round_scores:
+            score = (verdict.totals[0], verdict.totals[1])
+        if verdict.resigned is not None and verdict.winner_seat in ("host", "joiner"):
+            resigned = "joiner" if verdict.winner_seat == "host" else "host"
+    elif seat is not None and other is not None:
         index = 0 if seat == "host" else 1
         if verdict.totals and verdict.round_scores:
             score = (verdict.totals[index], verdict.totals[1 - index])
@@ -234,8 +286,18 @@ def _audit(path: Path, data: bytes) -> Match | None:
         result=result,
         resigned=resigned,
         game_id=verdict.game_id,
-        bot=str(header.extra["bot"]) if "bot" in header.extra else None,
+        bot=_spec(header.extra.get("bot")),
+        opponent_bot=_spec(header.extra.get("opponent_bot")),
+        watched=watched,
+        host=player("host"),
+        joiner=player("joiner"),
+        winner=winner,
     )
+
+
+def _spec(value: Any) -> str | None:
+    """A bot spec from a file's header (unsigned: anything else is no bot)."""
+    return None if value is None else str(value)
 
 
 def _to_cache(found: Match) -> dict[str, Any]:
@@ -266,6 +328,11 @@ def _from_json(path: Path, data: Mapping[str, Any]) -> Match:
         resigned=data["resigned"],
         game_id=data["game_id"],
         bot=data["bot"],
+        opponent_bot=data["opponent_bot"],
+        watched=bool(data["watched"]),
+        host=player(data["host"]),
+        joiner=player(data["joiner"]),
+        winner=data["winner"],
     )
 
 
@@ -274,7 +341,7 @@ def history(directories: Sequence[Path], *, home: Path | None = None) -> list[Ma
     cache_path = (home if home is not None else identity.home_dir()) / CACHE_FILE
     cache = _read_cache(cache_path)
     before = dict(cache)
-    matches = [m for m in (read_match(p, cache) for p in replay_files(directories)) if m]
+    matches = [read_match(p, cache) for p in replay_files(directories)]
     if cache != before:
         with contextlib.suppress(Exception):  # a cache that cannot be written is only slower
             identity.write_json(cache_path, {"version": CACHE_VERSION, "verdicts": cache})
@@ -342,16 +409,28 @@ def _mark_copies(matches: list[Match]) -> list[Match]:
 
 
 def records(matches: Iterable[Match]) -> list[Record]:
-    """Each file owner's record (by key), from the matches that count."""
-    by_owner: dict[str, Record] = {}
+    """Each file owner's record (by key), from the matches that count: the
+    person's (against people, and apart, against bots), then each bot's that
+    played for a key (``--bot``), each the most played first."""
+    by_owner: dict[tuple[str, str | None], Record] = {}
     for match in sorted(matches, key=lambda m: m.created):
         if not match.counts:
             continue
         assert match.me is not None and match.opponent is not None and match.result is not None
-        record = by_owner.setdefault(match.me.fingerprint, Record(match.me))
+        bot = None if match.bot is None else bot_name(match.bot)
+        record = by_owner.setdefault((match.me.fingerprint, bot), Record(match.me, bot=bot))
         record.player = match.me  # the name last used
+        if match.opponent_bot is not None:
+            record.against_bots.setdefault(bot_name(match.opponent_bot), Tally()).add(match.result)
+            continue
         record.overall.add(match.result)
         _, tally = record.against.get(match.opponent.fingerprint, (match.opponent, Tally()))
         tally.add(match.result)
         record.against[match.opponent.fingerprint] = (match.opponent, tally)
-    return sorted(by_owner.values(), key=lambda r: -r.overall.played)
+    return sorted(
+        by_owner.values(),
+        key=lambda r: (
+            r.bot is not None,
+            -(r.overall.played + sum(t.played for t in r.against_bots.values())),
+        ),
+    )

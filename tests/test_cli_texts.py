@@ -209,8 +209,13 @@ def test_an_error_that_quotes_a_path_reaches_the_terminal_escaped(
 
 @pytest.mark.parametrize(
     "argv",
-    [["history"], ["history", "--json"], ["selfplay", "--games", "2", "--bots", "random,random"]],
-    ids=["history", "history-json", "selfplay"],
+    [
+        ["history"],
+        ["history", "--json"],
+        ["resume"],
+        ["selfplay", "--games", "2", "--bots", "random,random"],
+    ],
+    ids=["history", "history-json", "resume", "selfplay"],
 )
 def test_a_listing_whose_reader_has_gone_exits_cleanly(tmp_path: Path, argv: list[str]) -> None:
     # `lcnet history | head -1` exited 1 when the pipe filled before head
@@ -223,7 +228,7 @@ def test_a_listing_whose_reader_has_gone_exits_cleanly(tmp_path: Path, argv: lis
     try:
         done = subprocess.run(
             [sys.executable, "-m", "lcnet", *argv, "--replays", str(tmp_path)]
-            if argv[0] == "history"
+            if argv[0] in ("history", "resume")
             else [sys.executable, "-m", "lcnet", *argv],
             stdout=write,
             stderr=subprocess.PIPE,

@@ -333,3 +333,136 @@ def test_a_file_reached_twice_is_listed_once_by_its_own_name(played: Path, tmp_p
     shutil.copy(played / "mine" / "m1-host.lcnet", folder / "real.lcnet")
     os.symlink("real.lcnet", folder / "a-link.lcnet")  # sorts first, is listed second
     assert [m.path.name for m in history([folder, folder], home=tmp_path)] == ["real.lcnet"]
+
+
+def _with_header(source: Path, target: Path, *, seat: str | None = None, **extra: object) -> Path:
+    """``source``'s frames under a header of this seat with these fields, as
+    `lcnet watch` (seat ``spectator``), `lcnet play` (``opponent_bot``) and
+    `--bot` (``bot``) write it."""
+    from lcnet.replaylog import read_replay
+
+    contents = read_replay(source)
+    header = ReplayHeader(
+        seat=seat or contents.header.seat,
+        created=contents.header.created,
+        software="t",
+        extra=extra,
+    )
+    return write_replay(target, header, contents.frames)
+
+
+def test_a_spectator_s_folder_lists_the_matches_watched_apart_and_in_no_record(
+    played: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 57, point 6: a spectator's machine said "No saved match".
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    theirs = played / "theirs"
+    _with_header(played / "mine" / "m1-host.lcnet", watched / "m1.lcnet", seat="spectator")
+    _with_header(theirs / "m3-joiner.lcnet", watched / "m3.lcnet", seat="spectator")
+    _with_header(played / "mine" / "m5-host.lcnet", watched / "w\x1b[2J.lcnet", seat="spectator")
+    monkeypatch.setenv("LCNET_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)  # no replays/ here: only --replays
+
+    matches = history([watched], home=tmp_path / "home")
+    assert len(matches) == 3 and all(m.watched and not m.counts for m in matches)
+    assert records(matches) == []
+    by_file = {m.path.name: m for m in matches}
+    m1 = by_file["m1.lcnet"]
+    assert (m1.host, m1.joiner) == (
+        history_module.Player("Ada", m1.host.fingerprint if m1.host else ""),
+        history_module.Player("Ben", m1.joiner.fingerprint if m1.joiner else ""),
+    )
+    assert m1.winner == "host" and m1.resigned == "joiner" and m1.me is None
+    assert by_file["w\x1b[2J.lcnet"].verdict == "incomplete"
+
+    assert main(["history", "--replays", str(watched)]) == 0
+    text = capsys.readouterr().out
+    assert "No saved match" not in text and "Matches in" not in text
+    assert "Matches watched (lcnet watch)" in text and "in no record" in text
+    assert "Ada won" in text and "(Ben resigned)" in text
+    assert "unfinished" in text and " won, " not in text  # no record
+    assert "w\\x1b[2J.lcnet" in text and "\x1b" not in text
+
+    assert main(["history", "--replays", str(watched), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == [] and all(m["watched"] for m in out["matches"])
+    assert not any(m["counts"] for m in out["matches"])
+
+    # With a match of one's own, the record counts it alone; the watched stay apart.
+    shutil.copy(played / "mine" / "m2-joiner.lcnet", watched / "mine.lcnet")
+    assert main(["history", "--replays", str(watched)]) == 0
+    text = capsys.readouterr().out
+    record, watched_part = text.split("Matches watched", 1)
+    assert (
+        "mine.lcnet" in record and "Record of Ada" in record and "0 won, 0 drawn, 1 lost" in record
+    )
+    assert "m1.lcnet" in watched_part and "mine.lcnet" not in watched_part
+    assert "Not in any record" not in text  # the watched are not "left out": they are apart
+
+
+def test_bot_matches_are_marked_and_kept_apart_from_the_record_against_people(
+    played: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    mine = played / "mine"
+    shutil.copy(mine / "m1-host.lcnet", folder / "people.lcnet")  # Ada beats Ben
+    # Ada against `lcnet play`'s bot (its name in the header, as `play` writes it).
+    _with_header(mine / "m2-joiner.lcnet", folder / "played.lcnet", opponent_bot="hard")
+    # Ada's key, but a bot played her side (`lcnet host --bot medium`).
+    _with_header(mine / "m4-joiner.lcnet", folder / "hosted.lcnet", bot="medium:time=1")
+    monkeypatch.setenv("LCNET_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+    matches = history([folder], home=tmp_path / "home")
+    assert all(m.counts for m in matches)
+    person, bot = records(matches)
+    assert person.bot is None and (person.overall.won, person.overall.lost) == (1, 0)
+    assert [o.name for o, _ in person.against.values()] == ["Ben"]
+    assert {name: (t.won, t.lost) for name, t in person.against_bots.items()} == {"hard": (0, 1)}
+    assert bot.bot == "medium" and bot.player == person.player
+    assert (bot.overall.won, bot.overall.lost) == (1, 0) and not bot.against_bots
+
+    assert main(["history", "--replays", str(folder)]) == 0
+    text = capsys.readouterr().out
+    rows = {line.split()[-1]: line for line in text.splitlines() if line.endswith(".lcnet")}
+    assert "opponent (hard)" in rows["played.lcnet"]
+    assert "yours (medium)" in rows["hosted.lcnet"]
+    assert "  -  " in rows["people.lcnet"]
+    assert "Record of Ada" in text and "against people: 1 won, 0 drawn, 0 lost" in text
+    assert "against bots (lcnet play): 0 won, 0 drawn, 1 lost" in text
+    assert "against the hard bot: 0 won, 0 drawn, 1 lost" in text
+    assert "Record of the medium bot that played as Ada" in text
+
+    assert main(["history", "--replays", str(folder), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by_bot = {r["bot"]: r for r in out["records"]}
+    assert by_bot[None]["overall"] == {"won": 1, "drawn": 0, "lost": 0}
+    assert by_bot[None]["against_bots"] == [{"bot": "hard", "won": 0, "drawn": 0, "lost": 1}]
+    assert by_bot["medium"]["overall"] == {"won": 1, "drawn": 0, "lost": 0}
+
+
+def test_a_bot_named_in_a_hostile_header_is_shown_escaped(
+    played: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    _with_header(played / "mine" / "m1-host.lcnet", folder / "a.lcnet", opponent_bot="\x1b]0;x\x07")
+    _with_header(played / "mine" / "m2-joiner.lcnet", folder / "b.lcnet", bot="\x1b[2J" * 100)
+    monkeypatch.setenv("LCNET_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["history", "--replays", str(folder)]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "\x07" not in text
+    assert "opponent (\\x1b]0;x\\x07)" in text
+    assert max(len(line) for line in text.splitlines()) < 400  # a long name is cut
