@@ -39,6 +39,7 @@ from lcnet.errors import ExitCode, UserError
 from lcnet.hashing import FINGERPRINT_GROUP
 from lcnet.hashing import fingerprint as fingerprint  # re-exported: where it always was
 from lcnet.seat import Seat
+from lcnet.wire import MAX_NAME_BYTES
 
 HOME_ENV: Final = "LCNET_HOME"
 DEFAULT_HOME: Final = "~/.lcnet"
@@ -91,6 +92,11 @@ def validate_name(name: str) -> str:
         raise UserError(f"a name has at most {MAX_NAME_LENGTH} characters, not {len(cleaned)}")
     if not cleaned.isprintable():
         raise UserError(f"a name cannot contain control characters: {cleaned!r}")
+    if len(cleaned.encode("utf-8")) > MAX_NAME_BYTES:
+        # The wire's limit (a hello carries the name): 32 emoji are 128 bytes.
+        raise UserError(
+            f"a name has at most {MAX_NAME_BYTES} bytes in UTF-8, not {len(cleaned.encode())}"
+        )
     return cleaned
 
 

@@ -333,7 +333,7 @@ def test_lcnet_id_reports_an_unsafe_key_without_a_traceback(
 
 
 def test_lcnet_id_refuses_a_bad_name(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["id", "--name", ""]) == 1
+    assert main(["id", "--name", ""]) == 2  # a usage error (issue 57, point 3)
     assert "name" in capsys.readouterr().err
 
 
@@ -345,8 +345,8 @@ def test_lcnet_id_lists_and_forgets_peers(capsys: pytest.CaptureFixture[str]) ->
     assert main(["id", "--peers"]) == 0
     assert f"bob  {identity.fingerprint(key)}" in capsys.readouterr().out
     assert main(["id", "--forget", "bob"]) == 0
-    assert main(["id", "--forget", "bob"]) == 1
-    assert "no known peer" in capsys.readouterr().err
+    assert main(["id", "--forget", "bob"]) == 2  # a usage error (issue 57, point 3)
+    assert "--forget: no known peer" in capsys.readouterr().err
 
 
 def test_lcnet_id_has_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -159,9 +159,9 @@ def test_selfplay_says_when_it_cannot_save(
                 str(blocked / "sub"),
             ]
         )
-        == 1
+        == 2  # a usage error, before any game (issue 57, point 3)
     )
-    assert "cannot save matches" in capsys.readouterr().err
+    assert f"--replays {blocked / 'sub'}: {blocked} is not a folder" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ duplicate deals

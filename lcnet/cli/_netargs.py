@@ -10,6 +10,7 @@ from pathlib import Path
 from lcnet import identity
 from lcnet.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
 from lcnet.bots import bot_choices
+from lcnet.cli import _checks as checks
 from lcnet.errors import ExitCode, UsageError, UserError
 from lcnet.frontend import MatchClient
 from lcnet.net import (
@@ -180,31 +181,43 @@ def check_bot(spec: str) -> None:
         raise UsageError(f"--bot {shown(spec)}: {exc}") from None
 
 
-def player_from(args: argparse.Namespace) -> Player:
-    rematches = getattr(args, "rematch", 0)
-    if rematches and args.bot is None:
+def check_player_options(args: argparse.Namespace, *, plays: bool = True) -> None:
+    """Every option of a player (:func:`add_player_arguments`), checked before
+    any socket, file or announcement: a bad one is a usage error naming it
+    (``plays``: a match is to be played, and saved in --replays; else the
+    folder is only read)."""
+    if getattr(args, "rematch", 0) and args.bot is None:
         raise UsageError("--rematch is for --bot: a person is asked at the end of each match")
     if args.bot is not None:
         check_bot(args.bot)
-    default = Timing()
-    connect_timeout = getattr(args, "connect_timeout", default.connect_timeout)
-    opening_timeout = getattr(args, "opening_timeout", default.opening_timeout)
     for option in ("ping_interval", "peer_timeout", "connect_timeout", "opening_timeout"):
-        if not getattr(args, option, getattr(default, option)) >= MIN_INTERVAL:
-            flag = "--" + option.replace("_", "-")
-            raise UsageError(f"{flag} must be at least {MIN_INTERVAL} seconds")
+        value = getattr(args, option, None)
+        if value is not None:
+            checks.seconds("--" + option.replace("_", "-"), value, MIN_INTERVAL)
+    if args.name is not None:
+        checks.name(args.name)
+    if args.accept_new_key is not None:
+        try:
+            identity.normalize_fingerprint(args.accept_new_key)
+        except UserError as exc:
+            raise UsageError(f"--accept-new-key: {exc}") from None
+    checks.ready_fd(args.ready_fd)
+    checks.replays(args.replays, writes=plays)
+
+
+def player_from(args: argparse.Namespace) -> Player:
+    check_player_options(args)
+    rematches = getattr(args, "rematch", 0)
+    default = Timing()
     timing = Timing(
         ping_interval=args.ping_interval,
         peer_timeout=args.peer_timeout,
-        connect_timeout=connect_timeout,
-        opening_timeout=opening_timeout,
+        connect_timeout=getattr(args, "connect_timeout", default.connect_timeout),
+        opening_timeout=getattr(args, "opening_timeout", default.opening_timeout),
     )
     accept = None
     if args.accept_new_key is not None:
-        try:
-            accept = identity.normalize_fingerprint(args.accept_new_key)
-        except UserError as exc:
-            raise UsageError(f"--accept-new-key: {exc}") from None
+        accept = identity.normalize_fingerprint(args.accept_new_key)
     if args.bot is None and args.name is None:
         name_on_first_use(input, interactive=sys.stdin.isatty() and sys.stdout.isatty())
     return Player(

@@ -7,8 +7,8 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from lcnet import identity
 from lcnet.addresses import EVERY_ADDRESS
+from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import (
     BIND_HELP,
     EXIT_CODES,
@@ -17,10 +17,10 @@ from lcnet.cli._netargs import (
     player_from,
     print_listening,
 )
-from lcnet.errors import UsageError
 from lcnet.events import MatchOptions
 from lcnet.net import DEFAULT_PORT
-from lcnet.netplay import host_match
+from lcnet.netplay import host_match, player_identity
+from lcnet.wire import MAX_ROUNDS
 
 DESCRIPTION = """\
 Wait for one opponent to join, then start a new match with the options given
@@ -76,14 +76,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0 to 65535, not {args.port}")
-    try:
-        options = MatchOptions(suits=args.suits, rounds=args.rounds)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checks.port("--port", args.port)
+    checks.bind(args.bind)
+    checks.whole("--rounds", args.rounds, 1, MAX_ROUNDS)
+    options = MatchOptions(suits=args.suits, rounds=args.rounds)
     player = player_from(args)
-    me = identity.load_identity()
+    me = player_identity(player)
     listening = print_listening(f"you are {me.name}, key fingerprint {me.fingerprint}")
 
     def waiting(port: int, addresses: Sequence[str]) -> None:

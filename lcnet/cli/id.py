@@ -12,7 +12,9 @@ import argparse
 import sys
 
 from lcnet import hashing, identity
-from lcnet.errors import UserError
+from lcnet.cli import _checks as checks
+from lcnet.errors import UsageError
+from lcnet.textsafe import shown
 
 DESCRIPTION = """\
 Show your lcnet identity: display name, public key and fingerprint. The key
@@ -52,9 +54,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.name is not None:
+        checks.name(args.name)
     if args.forget is not None:
-        if not identity.forget_peer(args.forget):
-            raise UserError(f"no known peer is called {args.forget!r} (see `lcnet id --peers`)")
+        # Looked up before the change (which makes the folder): an unknown name is a typo.
+        if args.forget not in identity.known_peers() or not identity.forget_peer(args.forget):
+            raise UsageError(
+                f"--forget: no known peer is called '{shown(args.forget)}' (see `lcnet id --peers`)"
+            )
         print(f"forgot the key of {args.forget!r}")
         return 0
     if args.peers:

@@ -6,12 +6,12 @@ import argparse
 import asyncio
 import sys
 
-from lcnet import identity
 from lcnet.addresses import format_address, parse_address
+from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import EXIT_CODES, add_player_arguments, player_from
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT
-from lcnet.netplay import join_match
+from lcnet.netplay import join_match, player_identity
 
 DESCRIPTION = """\
 Connect to a player who runs `lcnet host`, and play a new match. The host
@@ -61,12 +61,14 @@ def run(args: argparse.Namespace) -> int:
     if args.address is None:
         from lcnet.cli.games import join_found
 
+        if args.pick is not None:
+            checks.pick(args.pick)
         return join_found(args)
     if args.pick is not None:
         raise UsageError("--pick chooses among the games found when no address is given")
     host, port = parse_address(args.address)
     player = player_from(args)
-    me = identity.load_identity()
+    me = player_identity(player)
     print(
         f"lcnet: connecting to {format_address(host, port)} as {me.name}, "
         f"key fingerprint {me.fingerprint}",

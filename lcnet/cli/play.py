@@ -6,9 +6,10 @@ import argparse
 import asyncio
 
 from lcnet.botpeer import play_against_bot
+from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import add_player_arguments, check_bot, player_from
-from lcnet.errors import UsageError
 from lcnet.events import MatchOptions
+from lcnet.wire import MAX_ROUNDS
 
 DEFAULT_BOT = "hard"
 
@@ -56,10 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        options = MatchOptions(suits=args.suits, rounds=args.rounds)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    checks.whole("--rounds", args.rounds, 1, MAX_ROUNDS)
+    options = MatchOptions(suits=args.suits, rounds=args.rounds)
     spec = args.bot or DEFAULT_BOT
     args.bot = None  # the person plays this side; the bot plays the other
     # Made once here, so that a bad name or option fails now with its reason

@@ -96,6 +96,19 @@ def list_unfinished(replays: Path) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Every option, before any file is read or socket opened (exit 2, naming it).
+    from lcnet.cli import _checks as checks
+    from lcnet.cli._netargs import check_player_options
+    from lcnet.errors import UsageError
+
+    if args.port is not None:
+        checks.port("--port", args.port)
+    if args.connect is not None:
+        try:
+            parse_address(args.connect)
+        except UsageError as exc:
+            raise UsageError(f"--connect: {exc}") from None
+    check_player_options(args, plays=args.file is not None)
     if args.file is None:
         return list_unfinished(args.replays)
     contents = read_replay(args.file)

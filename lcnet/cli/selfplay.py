@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from lcnet.bots import BOTS, make_bot
+from lcnet.cli import _checks as checks
 from lcnet.engine import DEFAULT_ROUNDS
 from lcnet.errors import UsageError, UserError
 from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
@@ -16,6 +17,10 @@ from lcnet.textsafe import shown
 from lcnet.wire import MAX_ROUNDS
 
 DEFAULT_GAMES = 10
+MAX_GAMES = 1_000_000
+"""More matches than a run of days: a larger --games is a typo."""
+MAX_JOBS = 256
+"""More processes than any machine this runs on has cores for."""
 DEFAULT_BOTS = "greedy,random"
 
 
@@ -98,7 +103,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     specs = split_bot_specs(args.bots)
-    labels = bot_labels(specs)
+    try:
+        labels = bot_labels(specs)
+    except UserError as exc:
+        raise UsageError(f"--bots {shown(args.bots)}: {exc}") from None
     for spec in specs:  # each bot made once: a bad option is a usage error now
         try:
             make_bot(spec)
@@ -106,18 +114,21 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"--bots {shown(spec)}: {exc}") from None
     if args.games < 1:
         raise UsageError("--games must be at least 1")
+    checks.whole("--games", args.games, 1, MAX_GAMES)
     if args.duplicate and args.games % 2:
         raise UsageError(
             f"--games must be even with --duplicate (each deal is played twice), not {args.games}"
         )
     if not 1 <= args.rounds <= MAX_ROUNDS:
         raise UsageError(f"--rounds must be 1 to {MAX_ROUNDS}")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    checks.whole("--jobs", args.jobs, 1, MAX_JOBS)
     if args.replays is not None:
+        checks.replays(args.replays)
         from lcnet.netplay import check_replays_dir  # (netplay brings zmq: only here)
 
         check_replays_dir(args.replays)
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
 
     def progress(result: GameResult) -> None:

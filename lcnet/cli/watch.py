@@ -120,21 +120,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lcnet.cli import _checks as checks
     from lcnet.errors import UsageError
     from lcnet.netplay import check_replays_dir
 
+    # Every option, before any file, socket or search (exit 2, naming it).
     if not 0 < args.timeout <= 3600:
         raise UsageError(
             f"--timeout must be more than 0 and at most 3600 seconds, not {args.timeout:g}"
         )
+    if not 0 < args.look <= 600:
+        raise UsageError(f"--look must be more than 0 and at most 600 seconds, not {args.look:g}")
+    if args.address is not None and args.pick is not None:
+        raise UsageError("--pick chooses among the matches found when no address is given")
+    if args.pick is not None:
+        checks.pick(args.pick)
+    address = parse_address(args.address) if args.address is not None else None
+    checks.replays(args.replays)
     check_replays_dir(args.replays)
-    if args.address is None:
+    if address is None:
         from lcnet.cli.games import watch_found
 
         return watch_found(args, lambda host, port: _watch(args, host, port))
-    if args.pick is not None:
-        raise UsageError("--pick chooses among the matches found when no address is given")
-    host, port = parse_address(args.address)
+    host, port = address
     return _watch(args, host, port)
 
 
