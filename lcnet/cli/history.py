@@ -73,10 +73,6 @@ def run(args: argparse.Namespace) -> int:
 
     for folder in args.replays:  # each folder given is one to read (exit 2, naming it)
         checks.replays(folder, writes=False, must_exist=True)
-    from lcnet.cli import _checks as checks
-
-    for folder in args.replays:  # each folder given is one to read (exit 2, naming it)
-        checks.replays(folder, writes=False, must_exist=True)
     folders = [DEFAULT_REPLAYS, *args.replays]
     matches = history(folders)
     owners = records(matches)
