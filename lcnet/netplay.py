@@ -27,8 +27,8 @@ from lcnet.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.audience import DEFAULT_SPECTATORS
 from lcnet.bots import make_bot
 from lcnet.errors import ExitCode, LocalProtocolError, UserError
-from lcnet.events import MatchOptions
-from lcnet.frontend import MatchClient, Status
+from lcnet.events import DisputeRaised, MatchEnded, MatchOptions
+from lcnet.frontend import MatchClient, Status, Update
 from lcnet.invocation import command
 from lcnet.net import NetPeer, Refused, Timing
 from lcnet.replaylog import ReplayContents, ReplayHeader
@@ -88,6 +88,11 @@ class Player:
     rematches: int = 0
     """For a bot: how many more matches it agrees to play after this one, on
     the same connection with the seats swapped (``--rematch``)."""
+    narrate: Callable[[MatchClient], Callable[[Update], Sequence[str]]] | None = None
+    """For a bot: what makes, for each match, the lines that tell its user what
+    happens (who joined, the scores, the opponent gone and back, refusals, the
+    result and the file); the command line gives the line mode's sentences.
+    ``None``: the bot says only the client's notices."""
     ready_fd: int | None = None
     """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
     host writes the port it listens on, as one decimal line, and closes it once it
@@ -224,7 +229,10 @@ async def run_client(peer: NetPeer, player: Player, next_match: NextMatch | None
         try:
             peer.start()
             if player.bot is not None:
-                code = await drive_bot(peer, player.bot, player.say, rematch=player.rematches > 0)
+                narrate = player.narrate(peer) if player.narrate is not None else None
+                code = await drive_bot(
+                    peer, player.bot, player.say, rematch=player.rematches > 0, narrate=narrate
+                )
             elif front_end is not None:
                 code = await front_end.run(peer)
             else:
@@ -235,8 +243,12 @@ async def run_client(peer: NetPeer, player: Player, next_match: NextMatch | None
                 await peer.wait_closed()
         finally:
             await peer.aclose(keep_socket=again)
-        # The line mode has said where the match is saved; the full screen is gone by now.
-        said = player.bot is None and front_end is not None and front_end.says_where_saved
+        # The line mode (and a bot that narrates) has said where the match is
+        # saved; the full screen is gone by now.
+        if player.bot is not None:
+            said = player.narrate is not None
+        else:
+            said = front_end is not None and front_end.says_where_saved
         _finish(peer, player, announce=not said)
         if peer.failure is not None:
             raise peer.failure
@@ -309,14 +321,38 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
 
 
 async def drive_bot(
-    client: MatchClient, spec: str, say: Callable[[str], None], *, rematch: bool = False
+    client: MatchClient,
+    spec: str,
+    say: Callable[[str], None],
+    *,
+    rematch: bool = False,
+    narrate: Callable[[Update], Sequence[str]] | None = None,
 ) -> int:
     """A built-in bot plays ``client``'s side. A bot that searches thinks in a
     worker thread, so that the connection stays responsive; a quick one plays
     in place (handing it to a thread would cost more than its turn). At the
     end it says whether it wants another match (``rematch``), and waits for
-    the opponent's answer (at most :data:`REMATCH_WAIT`) if it does."""
+    the opponent's answer (at most :data:`REMATCH_WAIT`) if it does.
+
+    ``narrate`` turns each update into the lines its user reads (``say``);
+    without it, only the client's notices are said. Every update is told
+    before the bot leaves: the end of the match (the result and the file, a
+    dispute, why it stopped) is in the updates, already queued by then."""
     bot = make_bot(spec)
+    told_end = False
+
+    def tell(update: Update) -> None:
+        nonlocal told_end
+        if narrate is None:
+            if update.notice:
+                say(update.notice)
+        else:
+            for line in narrate(update):
+                say(line)
+            if isinstance(update.failure, UserError):
+                update.failure.shown = True  # said once, here
+        told_end = told_end or _ends(update)
+
     while True:
         state = client.state
         if state.awaiting_decision:
@@ -330,6 +366,11 @@ async def drive_bot(
                 await client.play(turn)
             continue
         if state.is_over or client.status is Status.OVER:
+            if narrate is not None:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(END_TOLD_WAIT):
+                        while not told_end:
+                            tell(await client.next_update())
             agreed = await client.rematch(rematch, wait=REMATCH_WAIT)
             offer = client.state.rematch
             if rematch and not agreed and offer is not None:
@@ -339,9 +380,22 @@ async def drive_bot(
                     else "no answer to the offer of another match"
                 )
             return _exit_code(client)
-        update = await client.next_update()
-        if update.notice:
-            say(update.notice)
+        tell(await client.next_update())
+
+
+def _ends(update: Update) -> bool:
+    """Whether ``update`` tells the end of the match: its result, a dispute, or
+    why the client stopped."""
+    return (
+        isinstance(update.event, MatchEnded | DisputeRaised)
+        or update.status in (Status.OVER, Status.DISPUTE)
+        or update.failure is not None
+    )
+
+
+END_TOLD_WAIT: Final = 10.0
+"""Seconds a narrating bot gives the updates that tell the end of its match
+(they are queued before its client says the match is over: a bound, not a wait)."""
 
 
 REMATCH_WAIT: Final = 120.0

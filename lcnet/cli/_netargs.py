@@ -12,7 +12,7 @@ from lcnet.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
 from lcnet.bots import bot_choices
 from lcnet.cli import _checks as checks
 from lcnet.errors import ExitCode, UsageError, UserError
-from lcnet.frontend import MatchClient
+from lcnet.frontend import MatchClient, Update
 from lcnet.net import (
     Timing,
 )
@@ -230,7 +230,20 @@ def player_from(args: argparse.Namespace) -> Player:
         ready_fd=args.ready_fd,
         spectators=getattr(args, "spectators", DEFAULT_SPECTATORS),
         rematches=rematches,
+        narrate=narrator if args.bot is not None else None,
     )
+
+
+def narrator(client: MatchClient) -> Callable[[Update], list[str]]:
+    """What a bot's side tells the person who runs it (:attr:`Player.narrate`):
+    the line mode's sentences (who joined, with the fingerprints; each round's
+    score; the opponent gone and back; refusals; the result and the file),
+    without the moves."""
+    from lcnet.ui.tracker import MatchTracker
+
+    tracker = MatchTracker(client, moves=False)
+    # Escaped at the edge: a line may quote a file name or a peer's words.
+    return lambda update: [shown(line) for line in tracker.apply(update)]
 
 
 def add_spectators_argument(parser: argparse.ArgumentParser) -> None:

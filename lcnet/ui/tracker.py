@@ -145,8 +145,10 @@ def rebuild_round(
 class MatchTracker:
     """The match as the player has been shown it, update by update."""
 
-    def __init__(self, client: MatchClient) -> None:
+    def __init__(self, client: MatchClient, *, moves: bool = True) -> None:
         self.client = client
+        self.moves = moves
+        """Whether :meth:`apply` tells each move (a bot's side tells only the rest)."""
         self.me = client.seat
         state = client.state
         self.state: MatchState = state
@@ -367,7 +369,7 @@ class MatchTracker:
             self._to_move = event.seat.other
             text = describe_turn(self.name(event.seat), event.turn, event.drawn)
             self._note_move(event.seat, text)
-            return [text]
+            return [text] if self.moves else []
         if isinstance(event, RoundVerified):
             return self._round_verified(event)
         if isinstance(event, MatchEnded):
