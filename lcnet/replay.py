@@ -111,6 +111,11 @@ def load(
     """Replay a transcript into positions, checking it as ``audit`` does."""
     collector = Collector()
     verdict = audit.audit_frames(frames, evidence, torn, on_step=collector.step)
+    return _record(collector, verdict)
+
+
+def _record(collector: Collector, verdict: audit.Verdict) -> MatchRecord:
+    """What ``collector`` gathered, with the names and options its observer read."""
     observer = collector.observer
     names: dict[Seat, str] = {}
     prints: dict[Seat, str] = {}
@@ -128,11 +133,47 @@ def load(
         fingerprints=prints,
         suits=suits,
         rounds=rounds,
-        positions=collector.positions,
-        round_starts=collector.round_starts,
+        positions=list(collector.positions),
+        round_starts=list(collector.round_starts),
         verdict=verdict,
         round_scores=scores,
     )
+
+
+class Follower:
+    """A transcript's record as its frames arrive (``lcnet watch``'s board).
+
+    After any frames, :meth:`record` holds the positions :func:`load` gives of
+    the same frames (checked once each, as they come): the audit stops at a
+    frame that is no next frame of the transcript or proves a fault, and so
+    does this. Its verdict is left to whoever checks the frames.
+    """
+
+    def __init__(self) -> None:
+        self.observer = Observer()
+        self.taken = 0
+        """Frames taken (those after the audit's stop included)."""
+        self.stopped = False
+        """The audit stops at the last frame checked: later frames change nothing."""
+        self._collector = Collector()
+
+    def extend(self, frames: Sequence[bytes]) -> None:
+        """Take what ``frames`` (the whole transcript so far) holds past the frames taken."""
+        observer = self.observer
+        for raw in frames[self.taken :]:
+            self.taken += 1
+            if self.stopped:
+                continue
+            step = observer.receive(raw)
+            self._collector.step(observer, step)
+            # Where audit.audit_frames stops.
+            proof = observer.dispute is not None and observer.dispute.detected_by is None
+            self.stopped = proof or step.accepted is None
+
+    def record(self) -> MatchRecord:
+        """The match so far, as :func:`load` gives it (an INCOMPLETE verdict, unsummed)."""
+        verdict = audit.Verdict(kind=audit.VerdictKind.INCOMPLETE, frames=self.taken, summary="")
+        return _record(self._collector, verdict)
 
 
 class Collector:

@@ -28,6 +28,7 @@ import threading
 from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -173,6 +174,31 @@ def position_lines(record: MatchRecord, position: Position, perspective: Perspec
             ]
         )
     return lines
+
+
+def too_small(size: Size) -> bool:
+    """Whether a terminal of ``size`` cannot fit the board (80x24 at least)."""
+    return size.columns < SCREEN_WIDTH or size.rows < SCREEN_HEIGHT
+
+
+def too_small_text(size: Size, what: str) -> StyleAndTextTuples:
+    """What a screen shows instead of ``what`` on a terminal too small for it."""
+    paragraphs = [
+        ("class:banner.warning", f"The terminal is too small for {what}."),
+        (
+            "",
+            f"It is {size.columns}×{size.rows}: make the terminal at least "
+            f"{SCREEN_WIDTH}×{SCREEN_HEIGHT} (a larger window or a smaller font). "
+            f"{what[0].upper()}{what[1:]} comes back as soon as it fits.",
+        ),
+        ("class:dim", "q quits."),
+    ]
+    lines: list[Line] = [
+        [(style, line)]
+        for style, text in paragraphs
+        for line in textwrap.wrap(text, max(size.columns, 10))
+    ]
+    return join_lines(lines)
 
 
 def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
@@ -367,27 +393,10 @@ class ReplayViewer(Redrawn):
 
     def too_small(self) -> bool:
         """Whether the screen cannot fit: then a screen asks for a larger terminal."""
-        size = self.app.output.get_size()
-        return size.columns < SCREEN_WIDTH or size.rows < SCREEN_HEIGHT
+        return too_small(self.app.output.get_size())
 
     def _too_small_text(self) -> StyleAndTextTuples:
-        size = self.app.output.get_size()
-        paragraphs = [
-            ("class:banner.warning", "The terminal is too small for the replay."),
-            (
-                "",
-                f"It is {size.columns}×{size.rows}: make the terminal at least "
-                f"{SCREEN_WIDTH}×{SCREEN_HEIGHT} (a larger window or a smaller font). "
-                "The replay comes back as soon as it fits.",
-            ),
-            ("class:dim", "q quits."),
-        ]
-        lines: list[Line] = [
-            [(style, line)]
-            for style, text in paragraphs
-            for line in textwrap.wrap(text, max(size.columns, 10))
-        ]
-        return join_lines(lines)
+        return too_small_text(self.app.output.get_size(), "the replay")
 
     def _title(self) -> StyleAndTextTuples:
         if self.too_small():
