@@ -24,7 +24,7 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -85,6 +85,9 @@ class Watching:
     commands: int | None = None
     """A file descriptor to read the viewer's commands from, a line each (the
     terminal's standard input): ``i`` shows who plays again."""
+    on_frames: Callable[[Sequence[bytes]], None] = lambda frames: None
+    """Told the whole transcript kept so far after a message added frames to it
+    (written to the file first): the full-screen board (:mod:`lcnet.ui.watch_view`)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,8 @@ class _Spectating:
             self._file().append_frame(raw)
         for raw in received.evidence:
             self._file().append_evidence(raw)
+        if received.frames:
+            self.how.on_frames(self.spectator.frames)
         for kind, detail in received.dropped:
             self.show(f"note: the host sent {kind.value} ({detail}): not kept, and told only once")
         if received.players:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lcnet.addresses import DEFAULT_PORT, format_address, parse_address
 from lcnet.errors import ExitCode
 from lcnet.netplay import DEFAULT_REPLAYS
+
+if TYPE_CHECKING:
+    from lcnet.ui.watch_view import WatchScreen
+    from lcnet.watchpeer import Watched, Watching
 
 DEFAULT_TIMEOUT: Final = 300.0
 """As :data:`lcnet.watchpeer.DEFAULT_TIMEOUT` (not imported here: --help needs no ZeroMQ)."""
@@ -36,10 +41,20 @@ examples:
   lcnet watch                         find the matches played on the LAN, watch one
   lcnet watch 192.168.1.20            watch the match played there (port {DEFAULT_PORT})
   lcnet watch 192.168.1.20:50000      ... on another port
-  lcnet watch HOST --board            also print the public board after each move
+  lcnet watch HOST --lines            lines, not the full screen
+  lcnet watch HOST --board            lines, and the public board after each move
 
-Output: who plays (both names and key fingerprints, and whether this machine
-knows each key: compare them with the players; type i and Enter to see them
+At a terminal, the live board full screen (the screen on the wall), as
+`lcnet replay` shows the same step: both expeditions, the discard piles, the
+draw pile, the totals, whose move and the last move; a hand only once its
+round has ended. Under it, the latest of the lines below. Keys: i who plays
+(names and key fingerprints), m the moves, l all the lines, ? help, q leave
+(the watch stops there, your file kept: exit status {ExitCode.INTERRUPTED:d}, as Ctrl-C).
+After the match the board stays until q; the verdict is printed then.
+
+Lines (with --lines or --board, or when input or output is not a terminal):
+who plays (both names and key fingerprints, and whether this machine knows
+each key: compare them with the players; type i and Enter to see them
 again), one line per move, the round scores, the result, any dispute; then
 the verdict, the one `lcnet audit` gives your file.
 
@@ -58,7 +73,7 @@ exit status:
   {ExitCode.REFUSED:d}  the host turned this spectator away
   {ExitCode.UNREACHABLE:d}  nothing answers at the address
   {ExitCode.NO_GAMES:d}  (without ADDRESS) no match is being played on the LAN
-  {ExitCode.INTERRUPTED:d}  interrupted (Ctrl-C): the file holds what came
+  {ExitCode.INTERRUPTED:d}  interrupted (Ctrl-C, or q before the end): the file holds what came
 """
 
 EXIT_CODES: Final = (
@@ -106,7 +121,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"where to save your replay file of the match (default: {DEFAULT_REPLAYS}/)",
     )
     parser.add_argument(
-        "--board", action="store_true", help="print the public board after each move"
+        "--board",
+        action="store_true",
+        help="print lines and the public board after each move (no full screen)",
+    )
+    parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="print lines, one per move, even at a terminal (no full screen)",
     )
     parser.add_argument(
         "--timeout",
@@ -162,10 +184,11 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
         say(f"lcnet: {exc}; no player is shown as known")
         known = {}
     typed = sys.stdin is not None and sys.stdin.isatty()
+    screen = typed and sys.stdout.isatty() and not (args.lines or args.board)
     say(
         f"lcnet: watching the match at {format_address(host, port)} as {me.name}, "
         f"key fingerprint {me.fingerprint}"
-        + ("; type i and Enter to see who plays" if typed else "")
+        + ("; type i and Enter to see who plays" if typed and not screen else "")
     )
     how = Watching(
         identity=me,
@@ -177,6 +200,8 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
         known_peers=known,
         commands=sys.stdin.fileno() if typed else None,
     )
+    if screen:
+        return _watch_on_screen(host, port, how)
     watched = asyncio.run(watch(host, port, how))
     if watched.stopped is not None:
         say(f"lcnet watch: {watched.stopped}")
@@ -184,3 +209,67 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
     if watched.path is not None:
         say(f"lcnet: saved {watched.path}")
     return watched.verdict.exit_code
+
+
+def _watch_on_screen(host: str, port: int, how: Watching) -> int:
+    """The watch with the live board full screen; the verdict printed after it."""
+    from lcnet.textsafe import shown
+    from lcnet.ui.watch_view import WatchScreen
+
+    def say(text: str) -> None:
+        print(shown(text), file=sys.stderr, flush=True)
+
+    saved: list[Path] = []
+    screen = WatchScreen(
+        title=f"watching the match at {format_address(host, port)}", known_peers=how.known_peers
+    )
+    watched = asyncio.run(watch_on_screen(host, port, how, screen, saved=saved.append))
+    if watched is None:
+        say("lcnet watch: left before the match ended" + (f"; saved {saved[0]}" if saved else ""))
+        return ExitCode.INTERRUPTED
+    if watched.stopped is not None:
+        say(f"lcnet watch: {watched.stopped}")
+    print(shown(watched.verdict.summary), flush=True)
+    if watched.path is not None:
+        say(f"lcnet: saved {watched.path}")
+    return watched.verdict.exit_code
+
+
+async def watch_on_screen(
+    host: str,
+    port: int,
+    how: Watching,
+    screen: WatchScreen,
+    *,
+    saved: Callable[[Path], None] = lambda path: None,
+) -> Watched | None:
+    """Watch the match at ``host:port`` with its live board on ``screen``, in
+    one event loop: the spectator's lines go under the board, none to the
+    terminal. Returns what :func:`lcnet.watchpeer.watch` returns, once the
+    viewer leaves after the watch ended; ``None`` if the viewer left before
+    (``q``: the watch stops there, its file kept; ``saved`` is told the file)."""
+    import dataclasses
+
+    from lcnet.watchpeer import watch
+
+    def on_file(path: Path) -> None:
+        saved(path)
+        screen.show(f"saving the match to {path}")
+
+    on_screen = dataclasses.replace(
+        how,
+        show=screen.show,
+        on_frames=screen.take_frames,
+        on_file=on_file,
+        board=False,  # the screen is the board
+        commands=None,  # the screen reads the keys
+    )
+
+    async def watching() -> Watched:
+        watched = await watch(host, port, on_screen)
+        if watched.stopped is not None:
+            screen.show(watched.stopped)
+        screen.show(f"verdict: {watched.verdict.summary}")
+        return watched
+
+    return await screen.run_beside(watching())
