@@ -126,3 +126,19 @@ def refusal(session: Session, frame: wire.Frame) -> str | None:
     if session.seat is Seat.HOST and len(session.chain) <= 2:
         return f"the opponent refused to play: {message.reason}"
     return None
+
+
+def gave_up(seconds: float) -> str:
+    """The ``busy`` reason of a host that gave up on a stalled opening."""
+    return (
+        f"the match's opening went no further for {seconds:g} s; this host "
+        "gave up on it and waits for another opponent"
+    )
+
+
+def gave_up_notice(name: str, seconds: float) -> str:
+    """What the host's screen says when it gave up on ``name``'s opening."""
+    return (
+        f"{name} took the opening no further for {seconds:g} s: nothing was played, "
+        "no file kept; waiting for another opponent"
+    )

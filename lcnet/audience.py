@@ -29,6 +29,7 @@ then finds silence and asks), and loses its place after
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +38,10 @@ from typing import Final
 import nacl.signing
 
 from lcnet import hashing, wire
+from lcnet.errors import LocalProtocolError, SessionFailed
 from lcnet.events import Step
 from lcnet.session import Session
+from lcnet.status import Status
 
 DEFAULT_SPECTATORS: Final = 8
 """How many may watch one match unless the host says otherwise (``--spectators``)."""
@@ -95,6 +98,9 @@ BAD_WATCH_SIGNATURE_REASON: Final = (
 )
 
 
+RECENT_LINES: Final = 16
+"""The players' last lines (``say``, ``bye``) an answer repeats to a spectator."""
+
 MAX_LISTED_TRIALS: Final = 8
 """Connections on trial shown with those who watch (a flood is not a list)."""
 
@@ -119,6 +125,16 @@ class Watcher:
     """When its last ``watch`` came."""
     proven: bool = False
     """It asked again after its first ``watch``: it holds a place (else on trial)."""
+
+
+@dataclass(frozen=True)
+class _Before:
+    """The match a host played before this one on the same socket (a rematch)."""
+
+    game: bytes
+    chain: list[wire.Frame]
+    news: list[bytes]
+    """Its standing news: the players' ``rematch`` frames, which say they agreed."""
 
 
 Send = Callable[[bytes, list[bytes]], bool]
@@ -147,6 +163,17 @@ class Audience:
         """Every evidence frame of the match so far, for a spectator that arrives late."""
         self.dropped = 0
         """Spectators dropped because a send failed or they fell too far behind."""
+        self.standing: list[bytes] = []
+        """Advisory frames every answer repeats (the players' ``rematch`` frames,
+        and this host's ``opponent`` frame while its opponent is away), so that a
+        spectator that missed them as they came learns them when it asks."""
+        self._opponent_away: bytes | None = None
+        self._recent: collections.deque[bytes] = collections.deque(maxlen=RECENT_LINES)
+        """The players' last lines and leaves (``say``, ``bye``), repeated like
+        :attr:`standing`, so that a spectator that was catching up sees them too."""
+        self._previous: _Before | None = None
+        """The match before this one on the same socket (a rematch), for a
+        spectator still asking about it."""
 
     @property
     def watchers(self) -> tuple[tuple[str, str], ...]:
@@ -207,29 +234,101 @@ class Audience:
             watcher.proven = True
             self._on_change()
         watcher.asked_at = now
+        # A spectator of the match before (a rematch) is answered from that match.
+        before = self._previous if self._previous and frame.game == self._previous.game else None
         previous, watcher.acked = watcher.acked, message.have
-        if watcher.live and message.have > previous:
+        if watcher.live and message.have > previous and before is None:
             return None  # it reads on: what it lacks is on its way (asked again if lost)
         if now - watcher.served_at < SERVE_INTERVAL and message.have <= watcher.served_have:
             return None  # a repeat within the interval (a spectator that got more may ask)
         watcher.served_at, watcher.served_have = now, message.have
-        sends = [[EVIDENCE_PART, raw] for raw in self.evidence[watcher.evidence_sent :]]
-        watcher.evidence_sent = len(self.evidence)
-        chain = session.chain
+        sends: list[list[bytes]] = []
+        if before is None:
+            sends = [[EVIDENCE_PART, raw] for raw in self.evidence[watcher.evidence_sent :]]
+            watcher.evidence_sent = len(self.evidence)
+        chain = session.chain if before is None else before.chain
         end = min(message.have + WINDOW, len(chain))
         sends.extend([chain[seq].raw] for seq in range(message.have, end))
         # A trial is answered, never sent frames as they come: after the answer,
         # silence, and a spectator that reads asks again (it then has a place).
-        watcher.live = end == len(chain) and watcher.proven
+        watcher.live = end == len(chain) and watcher.proven and before is None
         # The window ends with how far the host is (before the match: 0 frames).
-        head, game = session.head, session.game_id
-        sync = wire.Sync(have=len(chain), head=head or NO_GAME)
-        sends.append([wire.make_frame(sync, self._signing_key, game=game or NO_GAME).raw])
+        head = chain[-1].hash if chain else NO_GAME
+        game = (session.game_id if before is None else before.game) or NO_GAME
+        sync = wire.Sync(have=len(chain), head=head)
+        sends.append([wire.make_frame(sync, self._signing_key, game=game).raw])
+        if end == len(chain):  # news after the frames it follows (a rematch after the end)
+            sends.extend([raw] for raw in (self._news() if before is None else before.news))
         for parts in sends:
             if not self._send(ident, parts):
                 self._drop(ident)
                 break
         return None
+
+    def _news(self) -> list[bytes]:
+        away = [self._opponent_away] if self._opponent_away else []
+        # The lines first: a rematch "no" ends a spectator's watch, and what
+        # comes after it may go unread.
+        return [*self._recent, *self.standing, *away]
+
+    def tell(self, raw: bytes, now: float, *, standing: bool = False) -> None:
+        """Send an advisory control frame of the match (a player's ``bye``,
+        ``say`` or ``rematch``) to every live spectator (it has every frame
+        before it); ``standing``: every later answer that reaches the head
+        repeats it too."""
+        if standing:
+            self.standing.append(raw)
+        for ident, watcher in list(self._watchers.items()):
+            if not watcher.live or now - watcher.asked_at > LIVE_TIMEOUT:
+                continue  # catching up, on trial or not asking: it learns what stands when it asks
+            if not self._send(ident, [raw]):
+                self._drop(ident)
+
+    def pass_on(self, message: wire.Message, raw: bytes, now: float) -> None:
+        """A control frame a player sent or received: its spectators are told a
+        ``bye``, a ``say`` and a ``rematch`` (which every later answer repeats)."""
+        if isinstance(message, wire.Bye | wire.Say):
+            self._recent.append(raw)  # a spectator not live now sees it when it catches up
+            self.tell(raw, now)
+        elif isinstance(message, wire.Rematch):
+            self.tell(raw, now, standing=True)
+
+    def status(
+        self, status: Status, sign: Callable[[wire.Message], wire.Frame], now: float
+    ) -> None:
+        """The host's status changed: tell its spectators, in an ``opponent``
+        frame (made with ``sign``), when its opponent's connection goes (or,
+        to a resumed host, is not back yet) and when it comes back. Answers
+        repeat it while the opponent is away."""
+        if self.limit == 0:
+            return  # no spectators (a joiner's side, or a host that takes none)
+        away = status in (Status.DISCONNECTED, Status.WAITING_FOR_PEER)
+        if away == (self._opponent_away is not None):
+            return  # as the spectators were told
+        if not away and status is not Status.PLAYING:
+            return
+        try:
+            raw = sign(wire.Opponent(here=not away)).raw
+        except (LocalProtocolError, SessionFailed):
+            return  # no match to speak of yet, or this side stopped
+        self._opponent_away = raw if away else None
+        self.tell(raw, now)
+
+    def next_match(self, finished: Session, on_change: Callable[[], None]) -> Audience:
+        """The agreed rematch on the same socket: the same spectators keep their
+        places (they follow it from its first frame), ``on_change`` tells the
+        new match's peer; a spectator still asking about the ``finished``
+        match is answered from it, and so learns that the players agreed."""
+        self._on_change = on_change
+        if finished.game_id is not None:
+            self._previous = _Before(finished.game_id, finished.chain, list(self.standing))
+        self.standing, self._opponent_away = [], None
+        self._recent.clear()
+        self.evidence.clear()
+        for watcher in self._watchers.values():
+            watcher.acked, watcher.live, watcher.evidence_sent = 0, False, 0
+            watcher.served_at, watcher.served_have = -math.inf, -1
+        return self
 
     def _refusal(self, ident: bytes, frame: wire.Frame, session: Session) -> str | None:
         message = frame.message
@@ -242,7 +341,8 @@ class Audience:
             )
         if not frame.signed_by(message.key):
             return BAD_WATCH_SIGNATURE_REASON
-        if frame.game != NO_GAME and frame.game != session.game_id:
+        before = self._previous.game if self._previous is not None else None
+        if frame.game not in (NO_GAME, session.game_id, before):
             return NOT_THIS_MATCH_REASON
         if self.limit == 0:
             return NO_SPECTATORS_REASON
@@ -298,3 +398,5 @@ class Audience:
             if placed:
                 self._on_change()
         self.evidence.clear()
+        self.standing, self._opponent_away = [], None
+        self._recent.clear()

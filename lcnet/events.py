@@ -103,6 +103,14 @@ class DisputeRaised(Event):
 
 
 @dataclass(frozen=True)
+class Said(Event):
+    """A player's line (a ``say`` control frame): this player's, or the opponent's."""
+
+    seat: Seat
+    text: str
+
+
+@dataclass(frozen=True)
 class FrameDropped(Event):
     reason: str
 

@@ -122,6 +122,14 @@ class MatchClient(Protocol):
         """Give up (sent as soon as this player may speak)."""
         ...
 
+    async def say(self, text: str) -> None:
+        """Send the opponent a line of text, outside the match (``say``): it
+        comes back as a :class:`~lcnet.events.Said` update, and the opponent's
+        as one too. Raises ``ValueError`` for a line that cannot go (empty, too
+        long, not printable, too many too fast), :class:`LcnetError` when there
+        is nobody to say it to."""
+        ...
+
     async def rematch(self, ok: bool, *, wait: float | None = None) -> bool:
         """Once the match is over: say whether this player wants another, with
         the seats swapped; with ``ok``, wait (at most ``wait`` seconds) for the

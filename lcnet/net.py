@@ -35,7 +35,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import recv_monitor_message
 
-from lcnet import admission, hashing, link, rematch, wire
+from lcnet import admission, chat, hashing, link, rematch, wire
 from lcnet.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
 from lcnet.addresses import parse_address as parse_address
 from lcnet.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
@@ -61,6 +61,7 @@ from lcnet.events import (
     MatchEnded,
     Offer,
     PeerIdentified,
+    Said,
     Step,
 )
 from lcnet.frontend import MatchState, Status, Update
@@ -71,7 +72,7 @@ from lcnet.link import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
 from lcnet.link import Link, Snapshot
 from lcnet.link import Timing as Timing
 from lcnet.matchstate import state_of
-from lcnet.replaywriter import ReplayWriter, delete_secret
+from lcnet.replaywriter import MatchFile, ReplayWriter
 from lcnet.seat import Seat
 from lcnet.session import Session
 from lcnet.sockets import CLOSE_LINGER_MS
@@ -130,7 +131,7 @@ class NetPeer:
         The seat in the match is the same but in a rematch, which swaps the seats."""
         self._session = session
         self._sock = sock
-        self._file = _File(writer, wall_clock)
+        self._file = MatchFile(writer, wall_clock)
         self._timing = timing
         self._restart = restart
         """For a host: a new match to wait in when an opening stalls (see
@@ -158,7 +159,7 @@ class NetPeer:
         )
         self._on_audience = on_audience
         """For a host: who watches, and what each is sent (:mod:`lcnet.audience`)."""
-        self._talk = _Talk(self._say, lambda: self._post(Update()))
+        self._talk = _Talk(self._say, self._post, self._clock)
         self._previous: Session | None = None
         """The match before this one, when this one is its rematch."""
         self._watchers: tuple[tuple[str, str], ...] = ()
@@ -240,6 +241,12 @@ class NetPeer:
         :meth:`successor` runs it."""
         return self._rematch_possible() and await self._talk.answer(ok, wait)
 
+    async def say(self, text: str) -> None:
+        """Send the opponent a line (:meth:`_Talk.say`; its spectators see it too)."""
+        if self._failure is not None:
+            raise self._failure
+        self._talk.say(text, self._session)
+
     def _rematch_possible(self) -> bool:
         return self._failure is None and rematch.possible(self._session)
 
@@ -263,12 +270,17 @@ class NetPeer:
             self._session,
             self.addresses,
         )
+        # The same spectators follow the rematch, in the places they hold.
+        peer._audience = self._audience.next_match(self._session, peer._audience_changed)
         return peer
 
     def _say(self, message: wire.Message) -> None:
-        """Send a control frame of this match, if it still can."""
+        """Send a control frame of this match, if it still can (a host's
+        spectators are told a ``bye``, ``say`` or ``rematch`` too)."""
         with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
-            self._send(self._session.control(message).raw)
+            raw = self._session.control(message).raw
+            self._send(raw)
+            self._audience.pass_on(message, raw, self._clock())
 
     # -- running
 
@@ -281,6 +293,8 @@ class NetPeer:
             loop.create_task(self._pump_loop()),
         ]
         self._apply(self._link.start(self._clock(), _snapshot(self._session)))
+        if self._session.chain:  # resumed: the spectators are told it waits for its opponent
+            self._audience.status(self._link.status, self._session.control, self._clock())
 
     async def wait_closed(self) -> None:
         """Wait until the match is over and the last frames had their chance to arrive."""
@@ -316,21 +330,7 @@ class NetPeer:
     # -- receiving
 
     async def _receive_loop(self) -> None:
-        while True:
-            # A waiting message is received without a pause: yield first, so
-            # that a task awaiting updates runs on the last frame's effect (a
-            # turn, say) before this frame's work (a round's check) starts.
-            await asyncio.sleep(0)
-            try:
-                # Poll, then take the message without waiting: a peer closed
-                # for a rematch (cancelled at the poll) leaves every message
-                # unread for the next match's peer.
-                await self._sock.poll()  # readable
-                parts = await self._sock.recv_multipart(flags=zmq.NOBLOCK)
-            except zmq.Again:
-                continue
-            except zmq.ZMQError:
-                return
+        while (parts := await _next_message(self._sock)) is not None:
             if len(parts) != (2 if self._role is Seat.HOST else 1):
                 self.dropped += 1
                 continue
@@ -409,6 +409,10 @@ class NetPeer:
         if not any(isinstance(e, ControlReceived) for e in step.events):
             self.dropped += 1
             return
+        if isinstance(message, wire.Say) and not self._talk.heard_say(self._seat.other, message):
+            self.dropped += 1  # more than a person types: not shown, not passed on
+            return
+        self._audience.pass_on(message, frame.raw, self._clock())
         if isinstance(message, wire.Bye):
             self._apply(self._link.left(_snapshot(self._session)))
             return
@@ -499,6 +503,7 @@ class NetPeer:
                         if chain[index].signed_by(own):
                             self._send(chain[index].raw)
                 case link.StatusChanged(status=status):
+                    self._audience.status(status, self._session.control, self._clock())
                     self._post(Update(status=status))
                 case link.Notice(text=text):
                     self._notice(text)
@@ -526,24 +531,16 @@ class NetPeer:
         seconds = self._timing.opening_timeout
         name = self._session.names.get(self._seat.other, "the opponent")
         if self._door.peer is not None:
-            self._door.turn_away(
-                self._session,
-                self._door.peer,
-                f"the match's opening went no further for {seconds:g} s; this host "
-                "gave up on it and waits for another opponent",
-            )
+            self._door.turn_away(self._session, self._door.peer, admission.gave_up(seconds))
         self._file.discard()
         if self._restart is None:
             self._fail(Refused(f"{name} took the opening no further for {seconds:g} s"))
             return
         self._session, open_writer = self._restart()
-        self._file = _File(open_writer, self._file.wall)
+        self._file = MatchFile(open_writer, self._file.wall)
         self._door.peer = None
         self._audience.reset()
-        self._notice(
-            f"{name} took the opening no further for {seconds:g} s: nothing was played, "
-            "no file kept; waiting for another opponent"
-        )
+        self._notice(admission.gave_up_notice(name, seconds))
 
     async def _pump_loop(self) -> None:
         """Feed the link the clock and (a joiner's) connection events, and act on them."""
@@ -678,58 +675,48 @@ class _Door:
                 self._post(Update(caution=caution))
 
 
-class _File:
-    """A match's replay file: written before anything is sent; opened with the
-    first frame (it is named after the game) unless given open."""
+class _Talk:
+    """What a player says to the other beside the match: its lines (``say``,
+    :mod:`lcnet.chat`), and its part in agreeing on another match
+    (:mod:`lcnet.rematch`): each side says yes or no once, in a ``rematch``
+    control frame."""
 
     def __init__(
         self,
-        writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
-        wall: Callable[[], float],
+        say: Callable[[wire.Message], None],
+        post: Callable[[Update], None],
+        clock: Callable[[], float],
     ) -> None:
-        self._writer = writer if isinstance(writer, ReplayWriter) else None
-        self._open = None if isinstance(writer, ReplayWriter) else writer
-        self.wall = wall
-
-    @property
-    def path(self) -> Path | None:
-        return self._writer.path if self._writer is not None else None
-
-    def record(self, session: Session, step: Step) -> None:
-        starts = step.accepted is not None or step.outgoing  # the game is known from then on
-        if self._writer is None and self._open is not None and starts:
-            self._writer = self._open(session)
-        if self._writer is not None:
-            self._writer.append_step(
-                received=step.accepted.raw if step.accepted is not None else None,
-                note={"received": round(self.wall(), 3)} if step.accepted is not None else None,
-                evidence=step.evidence.raw if step.evidence is not None else None,
-                sent=[frame.raw for frame in step.outgoing],
-            )
-
-    def discard(self) -> None:
-        """Close and delete the file (a match that never started), and its side file."""
-        path = self.path
-        self.close()
-        if path is not None:
-            path.unlink(missing_ok=True)
-            delete_secret(path)
-        self._writer = None
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-
-
-class _Talk:
-    """One player's part in agreeing on another match (:mod:`lcnet.rematch`):
-    each side says yes or no once, in a ``rematch`` control frame."""
-
-    def __init__(self, say: Callable[[wire.Message], None], changed: Callable[[], None]) -> None:
         self.offer = Offer()
-        self._say, self._changed = say, changed
+        self._say, self._post, self._clock = say, post, clock
         self._heard = asyncio.Event()
         """The opponent answered, or went away (nobody will answer)."""
+        self._said, self._heard_lines = chat.Rate(), chat.Rate()
+        """How fast this player may say lines, and how fast the opponent's are shown."""
+
+    def _changed(self) -> None:
+        self._post(Update())
+
+    def say(self, text: str, session: Session) -> None:
+        """Send the opponent a line. Raises ``ValueError`` for a line that cannot
+        go (empty, too long, not printable, or too many too fast) and
+        :class:`LocalProtocolError` before the opponent is known."""
+        text = chat.line_to_say(text)
+        if session.game_id is None or session.seat.other not in session.keys:
+            raise LocalProtocolError("there is no opponent to say it to yet")
+        if not self._said.allow(self._clock()):
+            raise ValueError(
+                f"not so fast: {chat.BURST} lines at once, then one every {chat.REFILL:g} s"
+            )
+        self._say(wire.Say(text=text))
+        self._post(Update(event=Said(session.seat, text)))
+
+    def heard_say(self, seat: Seat, message: wire.Say) -> bool:
+        """The opponent's line: shown, unless it says more than a person types."""
+        if not self._heard_lines.allow(self._clock()):
+            return False
+        self._post(Update(event=Said(seat, message.text)))
+        return True
 
     async def answer(self, ok: bool, wait: float | None) -> bool:
         """Say ``ok`` (the first answer stands); with ``ok``, wait at most ``wait``
@@ -761,6 +748,25 @@ class _Talk:
         if self.offer.ours is None:
             self.offer = dataclasses.replace(self.offer, ours=False)
             self._say(wire.Rematch(ok=False))
+
+
+async def _next_message(sock: zmq.asyncio.Socket) -> list[bytes] | None:
+    """The socket's next message (``None``: the socket is closed)."""
+    while True:
+        # A waiting message is received without a pause: yield first, so
+        # that a task awaiting updates runs on the last frame's effect (a
+        # turn, say) before this frame's work (a round's check) starts.
+        await asyncio.sleep(0)
+        try:
+            # Poll, then take the message without waiting: a peer closed
+            # for a rematch (cancelled at the poll) leaves every message
+            # unread for the next match's peer.
+            await sock.poll()  # readable
+            return await sock.recv_multipart(flags=zmq.NOBLOCK)
+        except zmq.Again:
+            continue
+        except zmq.ZMQError:
+            return None
 
 
 _RECONNECTING: Final = zmq.EVENT_CONNECT_DELAYED | zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_CONNECTED

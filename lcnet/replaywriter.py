@@ -17,9 +17,9 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgpack
 
@@ -35,6 +35,10 @@ from lcnet.replaylog import (
 )
 from lcnet.safeopen import FileRefused, open_regular
 from lcnet.textsafe import shown
+
+if TYPE_CHECKING:
+    from lcnet.events import Step
+    from lcnet.session import Session
 
 SECRET_SUFFIX: Final = ".secret"
 
@@ -281,3 +285,47 @@ def read_secret(replay_path: str | os.PathLike[str]) -> dict[str, Any]:
 def delete_secret(replay_path: str | os.PathLike[str]) -> None:
     """Remove the side file once the match is over (its secrets are then public)."""
     secret_path(replay_path).unlink(missing_ok=True)
+
+
+class MatchFile:
+    """A player's replay file of a match in progress (:mod:`lcnet.net` writes each
+    step here before it sends anything): opened with the first frame (it is
+    named after the game) unless given open."""
+
+    def __init__(
+        self,
+        writer: ReplayWriter | Callable[[Session], ReplayWriter] | None,
+        wall: Callable[[], float],
+    ) -> None:
+        self._writer = writer if isinstance(writer, ReplayWriter) else None
+        self._open = None if isinstance(writer, ReplayWriter) else writer
+        self.wall = wall
+
+    @property
+    def path(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    def record(self, session: Session, step: Step) -> None:
+        starts = step.accepted is not None or step.outgoing  # the game is known from then on
+        if self._writer is None and self._open is not None and starts:
+            self._writer = self._open(session)
+        if self._writer is not None:
+            self._writer.append_step(
+                received=step.accepted.raw if step.accepted is not None else None,
+                note={"received": round(self.wall(), 3)} if step.accepted is not None else None,
+                evidence=step.evidence.raw if step.evidence is not None else None,
+                sent=[frame.raw for frame in step.outgoing],
+            )
+
+    def discard(self) -> None:
+        """Close and delete the file (a match that never started), and its side file."""
+        path = self.path
+        self.close()
+        if path is not None:
+            path.unlink(missing_ok=True)
+            delete_secret(path)
+        self._writer = None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()

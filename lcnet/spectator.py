@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from lcnet import audit, hashing, wire
+from lcnet import audit, chat, hashing, wire
 from lcnet.audience import EVIDENCE_PART
 from lcnet.events import (
     DisputeRaised,
@@ -95,6 +95,7 @@ class Dropped(enum.Enum):
     OTHER_FRAME = "a frame for a position it already sent, unlike the frame held there"
     BAD_SYNC = "a sync that is not the host's for this match"
     CONTROL = "a control frame a spectator does not use"
+    ADVISORY = "a player's line, leave or answer that is not of this match, or a repeat"
     EVIDENCE = "evidence that can prove nothing more (no player's, off the history, or surplus)"
     AFTER_END = "frames after the end of the match"
     TOO_MANY_PARTS = f"a message of more than {MAX_PARTS} parts (the rest is not read)"
@@ -138,7 +139,11 @@ class Spectator:
     """The transcript as the host sends it, checked frame by frame."""
 
     def __init__(
-        self, frames: list[bytes] | None = None, *, max_bytes: int = MAX_KEPT_BYTES
+        self,
+        frames: list[bytes] | None = None,
+        *,
+        max_bytes: int = MAX_KEPT_BYTES,
+        binder: bytes | None = None,
     ) -> None:
         self.frames: list[bytes] = []
         self.evidence: list[bytes] = []
@@ -159,6 +164,15 @@ class Spectator:
         self._per_signer: dict[tuple[int, Seat], int] = {}
         self._offers = 0
         self._after_fault = 0
+        self.binder = binder
+        """The key of the program the spectator is connected to (its ``sync`` and
+        ``opponent`` frames are signed by it): the host's, but in a rematch,
+        whose host is the other player; ``None``: the host seat's key."""
+        self.rematch: dict[Seat, bool] = {}
+        """What each player said of another match, as far as the host passed it on."""
+        self.opponent_here = True
+        """Whether the host's opponent is connected, as the host last said."""
+        self._advisories: set[bytes] = set()
         for raw in frames or ():
             self._take(raw, Received())
 
@@ -256,11 +270,24 @@ class Spectator:
         else:
             self._take(raw, out)
 
+    @property
+    def rematch_agreed(self) -> bool:
+        """Both players said yes to another match (the host plays it next)."""
+        return len(self.rematch) == len(Seat) and all(self.rematch.values())
+
+    @property
+    def rematch_declined(self) -> bool:
+        """A player said no to another match."""
+        return False in self.rematch.values()
+
     def _control(self, frame: wire.Frame, out: Received) -> None:
         message = frame.message
-        host_key = self.observer.keys.get(Seat.HOST)
+        host_key = self.binder or self.observer.keys.get(Seat.HOST)
         if isinstance(message, wire.Busy):
             out.busy = message.reason  # before the match, the host's key is not known
+            return
+        if isinstance(message, wire.Say | wire.Bye | wire.Rematch | wire.Opponent):
+            self._advisory(frame, out)
             return
         if not isinstance(message, wire.Sync):
             self._drop(out, Dropped.CONTROL, message.TYPE)
@@ -272,6 +299,68 @@ class Spectator:
             return
         if message.have > self.have:
             out.ask = True
+
+    def _advisory(self, frame: wire.Frame, out: Received) -> None:
+        """A player's ``say``, ``bye`` or ``rematch``, or the host's ``opponent``,
+        passed on by the host: shown once each, if it is signed for this match
+        (the host cannot make a player say anything, only repeat or withhold)."""
+        observer, message = self.observer, frame.message
+        if frame.raw in self._advisories:
+            return  # a repeat (an answer repeats what stands): shown once
+        if frame.game != observer.game_id:
+            self._drop(out, Dropped.ADVISORY, message.TYPE)
+            return
+        if isinstance(message, wire.Rematch) and not rematch_possible(observer):
+            self._drop(out, Dropped.ADVISORY, "an answer about another match before the end")
+            return
+        if len(self._advisories) >= chat.MAX_LINES:
+            self._drop(out, Dropped.ADVISORY, f"more than {chat.MAX_LINES} in one match")
+            return
+        signer = self._advisory_signer(frame)
+        if signer is None:
+            self._drop(out, Dropped.ADVISORY, message.TYPE)
+            return
+        self._advisories.add(frame.raw)
+        names = observer.names
+        who = f"{names.get(signer, str(signer))} ({signer})"
+        other = names.get(signer.other, str(signer.other))
+        line: str | None = None
+        if isinstance(message, wire.Say):
+            line = f"{who} says: {message.text}"
+        elif isinstance(message, wire.Bye):
+            line = (
+                f"{who} left the match: it is saved on both sides and can be resumed "
+                "(this spectator waits for it)"
+            )
+        elif isinstance(message, wire.Rematch):
+            if signer not in self.rematch:
+                self.rematch[signer] = message.ok
+                wants = "wants another match" if message.ok else "wants no other match"
+                line = f"{who} {wants}"
+                if self.rematch_agreed:
+                    line += "; both do: the seats swap, and this spectator follows it"
+        elif isinstance(message, wire.Opponent) and message.here != self.opponent_here:
+            self.opponent_here = message.here
+            line = (
+                f"{other} is connected to the host again"
+                if message.here
+                else f"the host ({names.get(signer)}) has lost {other}'s connection: "
+                "waiting for it to come back (the match is saved on both sides)"
+            )
+        if line is not None:
+            out.lines.append(line)
+            out.is_move.append(False)
+
+    def _advisory_signer(self, frame: wire.Frame) -> Seat | None:
+        """Whose the frame is: a player's (it verifies with that player's key);
+        an ``opponent`` frame must be the host's (see :attr:`binder`)."""
+        keys = self.observer.keys
+        if isinstance(frame.message, wire.Opponent):
+            binder = self.binder or keys.get(Seat.HOST)
+            if binder is None or not frame.signed_by(binder):
+                return None
+            return next((seat for seat, key in keys.items() if key == binder), None)
+        return next((seat for seat, key in keys.items() if frame.signed_by(key)), None)
 
     def _take(self, raw: bytes, out: Received) -> None:
         """Check the frame at the next position; keep it if it belongs to the
@@ -433,6 +522,12 @@ class Spectator:
                 )
                 lines.append((False, text))
         return lines
+
+
+def rematch_possible(observer: Observer) -> bool:
+    """Whether another match may follow (over, no dispute): only then do the
+    players' answers about one mean anything."""
+    return observer.is_over and observer.dispute is None
 
 
 class Pace:

@@ -40,6 +40,7 @@ from lcnet.errors import Refused
 from lcnet.identity import Identity
 from lcnet.replaylog import ReplayHeader
 from lcnet.replaywriter import ReplayWriter
+from lcnet.seat import Seat
 from lcnet.sockets import connect_joiner
 from lcnet.spectator import Pace, Received, Spectator, who_plays
 from lcnet.textsafe import shown
@@ -58,6 +59,20 @@ PROBE_TIMEOUT: Final = 15.0
 END_GRACE: Final = 2.0
 """After the spectator's own check finds a fault: seconds to wait for the
 player's dispute frame, so that its file holds what the players' do."""
+
+HOST_SILENT: Final = 3.5
+"""Seconds without any message from the host after which the spectator says
+the host does not answer. A live host answers a ``watch`` within two
+seconds: the spectator asks after a second without a new frame, and the
+host answers the second ask with the same ``have`` (docs/PROTOCOL.md §6.6)."""
+
+REMATCH_WAIT: Final = 180.0
+"""After a match that ended without a dispute: seconds the spectator waits
+for both players' answers about another match (a bot waits 120 s for a
+person's), unless one says no or the host stops answering first."""
+
+DRAIN_MESSAGES: Final = 64
+"""Messages already arrived that the spectator still reads when its watch ends."""
 
 MAX_COMMAND_BYTES: Final = 256
 """Bytes of the terminal's input kept while no line ends (``i`` + Enter is two)."""
@@ -85,6 +100,11 @@ class Watching:
     commands: int | None = None
     """A file descriptor to read the viewer's commands from, a line each (the
     terminal's standard input): ``i`` shows who plays again."""
+    follow: bool = True
+    """Follow the players into another match when both agree (a rematch)."""
+    on_match_end: Callable[[Watched], None] = lambda watched: None
+    """Told each match's outcome before the spectator follows the players into
+    the next one (the last match's is what :func:`watch` returns)."""
     on_frames: Callable[[Sequence[bytes]], None] = lambda frames: None
     """Told the whole transcript kept so far after a message added frames to it
     (written to the file first): the full-screen board (:mod:`lcnet.ui.watch_view`)."""
@@ -102,25 +122,33 @@ class Watched:
     failed: str | None = None
     """What failed in the frame the host sent in the place of the next one (it
     ends the watch; the file holds that frame, and its verdict names neither player)."""
+    matches: int = 1
+    """Matches watched on this connection (more than one: it followed rematches)."""
 
 
 async def watch(host: str, port: int, how: Watching) -> Watched:
     """Watch the match the host at ``host:port`` plays, until it ends, a frame
-    fails the check, or the match makes no progress for the timeout. A host
-    that turns the spectator away raises :class:`~lcnet.errors.Refused`."""
+    fails the check, or the match makes no progress for the timeout; when both
+    players agree on another match, follow them into it (``how.follow``),
+    with a file of its own. A host that turns the spectator away raises
+    :class:`~lcnet.errors.Refused`. Returns the last match's outcome."""
     # Nothing listening there (or an unknown name) is said now, as `lcnet join` does.
     await probe_listener(host, port, min(how.timeout, PROBE_TIMEOUT))
     context = zmq.asyncio.Context()
     sock = connect_joiner(context, host, port)
     peer = _Spectating(sock, how)
-    stopped = None
     loop = asyncio.get_running_loop()
     if how.commands is not None:
-        loop.add_reader(how.commands, peer.on_command_input)
+        loop.add_reader(how.commands, lambda: peer.on_command_input())
+    matches = 0
     try:
-        await peer.run()
-    except HostStalled as exc:
-        stopped = str(exc)
+        while True:
+            matches += 1
+            watched = await _watch_one(peer, matches)
+            if not peer.follows:
+                return watched
+            how.on_match_end(watched)
+            peer = peer.next_match()
     finally:
         if how.commands is not None:
             loop.remove_reader(how.commands)
@@ -128,20 +156,50 @@ async def watch(host: str, port: int, how: Watching) -> Watched:
             peer.writer.close()
         sock.close(linger=500)
         context.term()
+
+
+async def _watch_one(peer: _Spectating, matches: int) -> Watched:
+    stopped = None
+    try:
+        await peer.run()
+    except HostStalled as exc:
+        stopped = str(exc)
+    finally:
+        if peer.writer is not None:
+            peer.writer.close()
     spectator = peer.spectator
     stopped = stopped or spectator.full
-    return Watched(spectator.verdict(), peer.path, stopped, spectator.failure)
+    return Watched(spectator.verdict(), peer.path, stopped, spectator.failure, matches)
 
 
 class _Spectating:
-    def __init__(self, sock: zmq.asyncio.Socket, how: Watching) -> None:
+    def __init__(
+        self, sock: zmq.asyncio.Socket, how: Watching, binder: bytes | None = None
+    ) -> None:
         self.sock = sock
         self.how = how
-        self.spectator = Spectator()
+        self.spectator = Spectator(binder=binder)
         self.pace = Pace(how.timeout, time.monotonic())
         self.writer: ReplayWriter | None = None
         self.path: Path | None = None
         self._typed = b""
+        self.follows = False
+        """Both players agreed on another match: the spectator follows them."""
+        self._heard_at = time.monotonic()
+        self._silence_told = False
+
+    def next_match(self) -> _Spectating:
+        """The spectator of the rematch the players agreed on, on this connection:
+        the program it is connected to is the one that bound the socket."""
+        spectator = self.spectator
+        binder = spectator.binder or spectator.observer.keys.get(Seat.HOST)
+        peer = _Spectating(self.sock, self.how, binder)
+        peer._typed = self._typed
+        peer.players_before = {p.key for p in spectator.players()}
+        return peer
+
+    players_before: set[bytes] | None = None
+    """In a rematch: the keys of the match before's players (the same two must play)."""
 
     def show(self, line: str) -> None:
         """Every line reaches the screen here, escaped (names and reasons come from outside)."""
@@ -154,26 +212,74 @@ class _Spectating:
             now = time.monotonic()
             if spectator.failure is not None or spectator.full is not None:
                 return
+            self._silence(now)
             if spectator.stopped:
-                if spectator.observer.is_over or self._dispute_frame_in():
-                    self._ask(now)  # says it has it all: its host need not wait for it
-                    return
                 stopped_at = stopped_at or now
-                if now - stopped_at > END_GRACE:
+                if self._end_of_match(now, stopped_at):
+                    await self._drain()
                     return
-            if pace.given_up(now):
+            elif pace.given_up(now):
                 raise HostStalled(pace.why_given_up(spectator.have))
             if pace.ask_now(now, spectator.have):
                 self._ask(now)
             wake = pace.next_deadline()
+            if not self._silence_told:
+                wake = min(wake, self._heard_at + HOST_SILENT)
             if stopped_at is not None:
                 wake = min(wake, stopped_at + END_GRACE)
             wait = max(0.0, wake - time.monotonic())
             if await self.sock.poll(timeout=math.ceil(wait * 1000)):
                 parts = await self.sock.recv_multipart()
                 received = spectator.receive(parts)
-                pace.heard(time.monotonic(), received)
+                self._heard_at = time.monotonic()
+                pace.heard(self._heard_at, received)
                 self._on_message(received)
+
+    async def _drain(self) -> None:
+        """Read what has arrived already (news the host sent after the end: a
+        player's last line), at most a window's worth, without waiting."""
+        for _ in range(DRAIN_MESSAGES):
+            if not await self.sock.poll(timeout=0):
+                return
+            self._on_message(self.spectator.receive(await self.sock.recv_multipart()))
+
+    def _silence(self, now: float) -> None:
+        """Say when the host stops answering, and when it answers again."""
+        silent = now - self._heard_at >= HOST_SILENT
+        if silent and not self._silence_told:
+            self._silence_told = True
+            self.show(
+                f"no answer from the host for {HOST_SILENT:g} s: it has stopped, or the "
+                "network is down. Waiting for it (a stopped host can continue the match "
+                f"with lcnet resume); leaving after {self.how.timeout:g} s without a new "
+                "frame (Ctrl-C leaves now; the file keeps what came)"
+            )
+        elif not silent and self._silence_told:
+            self._silence_told = False
+            self.show("the host answers again")
+
+    def _end_of_match(self, now: float, stopped_at: float) -> bool:
+        """Whether the watch of this match ends now that nothing can change its
+        verdict: at once, but after a match whose players may agree on another
+        (the spectator then waits for their answers, :data:`REMATCH_WAIT`),
+        and after its own check found a fault (:data:`END_GRACE` for the
+        player's dispute)."""
+        spectator = self.spectator
+        observer = spectator.observer
+        if observer.is_over and observer.dispute is None and self.how.follow:
+            if spectator.rematch_agreed:
+                self.follows = True
+                return True
+            return (
+                spectator.rematch_declined
+                or self._silence_told
+                or now - stopped_at > REMATCH_WAIT
+                or self.pace.given_up(now)  # never longer than the timeout says
+            )
+        if observer.is_over or self._dispute_frame_in():
+            self._ask(now)  # says it has it all: its host need not wait for it
+            return True
+        return now - stopped_at > END_GRACE
 
     def _on_message(self, received: Received) -> None:
         if received.busy is not None:
@@ -188,12 +294,22 @@ class _Spectating:
             self.show(f"note: the host sent {kind.value} ({detail}): not kept, and told only once")
         if received.players:
             self.who_plays()
+            self._check_rematch_players()
         for line, is_move in zip(received.lines, received.is_move, strict=True):
             if not (self.how.board and is_move):  # the board's first line tells the move
                 self.show(line)
         if self.how.board and any(received.is_move):
             for line in self.spectator.board():
                 self.show(line)
+
+    def _check_rematch_players(self) -> None:
+        """A followed rematch must be played by the same two players."""
+        before = self.players_before
+        if before is not None and {p.key for p in self.spectator.players()} != before:
+            self.spectator.failure = (
+                "the host's next match is not between the players who agreed on it"
+            )
+            self.show(f"FAILED CHECK: {self.spectator.failure}; the watch stops here")
 
     def who_plays(self) -> None:
         players = self.spectator.players()

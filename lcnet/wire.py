@@ -481,6 +481,34 @@ class Rematch(Message):
     CHECKS: ClassVar[Mapping[str, _Check]] = {"ok": _is_bool}
 
 
+MAX_SAY_BYTES: Final = 200
+"""A line between players (``say``): a sentence, not a letter."""
+
+
+@dataclass(frozen=True)
+class Say(Message):
+    """Control, between the players of a match: a short line of text from the
+    sender to the other player (and its spectators), outside the transcript
+    (docs/PROTOCOL.md §6.9). Advisory: it changes nothing in the match."""
+
+    TYPE: ClassVar[str] = "say"
+    CONTROL: ClassVar[bool] = True
+    text: str
+    CHECKS: ClassVar[Mapping[str, _Check]] = {"text": _is_text(MAX_SAY_BYTES)}
+
+
+@dataclass(frozen=True)
+class Opponent(Message):
+    """Control, from the program that bound the socket to its spectators: whether
+    its opponent's connection is there (``here``), told when that changes
+    (docs/PROTOCOL.md §6.6). Advisory: for the spectators' screens."""
+
+    TYPE: ClassVar[str] = "opponent"
+    CONTROL: ClassVar[bool] = True
+    here: bool
+    CHECKS: ClassVar[Mapping[str, _Check]] = {"here": _is_bool}
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -504,6 +532,8 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Watch,
         Rematch,
         Watching,
+        Say,
+        Opponent,
     )
 }
 

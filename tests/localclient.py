@@ -11,11 +11,11 @@ import dataclasses
 import random
 from pathlib import Path
 
-from lcnet import rematch
+from lcnet import chat, rematch
 from lcnet.bots import Bot
 from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
-from lcnet.events import MatchOptions, Offer, Step
+from lcnet.events import MatchOptions, Offer, Said, Step
 from lcnet.frontend import MatchState, Status, Update
 from lcnet.localmatch import Peer, new_peers
 from lcnet.matchstate import state_of
@@ -115,6 +115,10 @@ class LocalClient:
         if self.session.speaker is self._seat:
             self._after(self._seat, self.session.resign())
             self._pump()
+
+    async def say(self, text: str) -> None:
+        """The bot reads nothing: the line is shown on this side only."""
+        self._post(Update(event=Said(self._seat, chat.line_to_say(text))))
 
     async def rematch(self, ok: bool, *, wait: float | None = None) -> bool:
         if self._bot_rematch is None or not rematch.possible(self.session):

@@ -93,6 +93,24 @@ def test_the_specified_rematch_frame() -> None:
     assert frame.signed_by(bytes(HOST_KEY.verify_key))
 
 
+def test_the_specified_say_frame() -> None:
+    # §8.2's say, rebuilt from its inputs: the joiner's line to the host.
+    spec, game = control_vector("says a line to the host with this\n`say`")
+    assert wire.make_frame(wire.Say(text="good luck, Hana"), JOINER_KEY, game=game).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Say) and frame.message.text == "good luck, Hana"
+    assert frame.signed_by(bytes(JOINER_KEY.verify_key))
+
+
+def test_the_specified_opponent_frame() -> None:
+    # §8.2's opponent, rebuilt from its inputs: the host tells its spectators.
+    spec, game = control_vector("connection is lost with\nthis `opponent`")
+    assert wire.make_frame(wire.Opponent(here=False), HOST_KEY, game=game).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Opponent) and frame.message.here is False
+    assert frame.signed_by(bytes(HOST_KEY.verify_key))
+
+
 def test_the_specified_watching_frame() -> None:
     # §8.2's watching, rebuilt from its inputs: the host names Eve to its opponent.
     spec, game = control_vector("that Eve watches with this `watching`")

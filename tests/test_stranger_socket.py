@@ -219,7 +219,10 @@ def _honest(tmp_path: Path, lines: list[str]) -> Watching:
     """The real spectator (lcnet.watchpeer), as ``lcnet watch`` runs it."""
     me = identity.Identity("Honest", nacl.signing.SigningKey(b"\x07" * 32))
     (tmp_path / "w").mkdir(parents=True, exist_ok=True)
-    return Watching(identity=me, replays=tmp_path / "w", timeout=60.0, show=lines.append)
+    # The in-process players never answer about another match: nothing to follow.
+    return Watching(
+        identity=me, replays=tmp_path / "w", timeout=60.0, show=lines.append, follow=False
+    )
 
 
 def test_an_honest_spectator_gets_in_and_watches_while_eight_ghosts_keep_connecting(

@@ -55,8 +55,13 @@ def _identity(n: int, name: str) -> identity.Identity:
 
 
 def _watching(tmp_path: Path, n: int, name: str, lines: list[str]) -> Watching:
+    # These in-process players never answer about another match: nothing to follow.
     return Watching(
-        identity=_identity(n, name), replays=tmp_path / name, timeout=30.0, show=lines.append
+        identity=_identity(n, name),
+        replays=tmp_path / name,
+        timeout=30.0,
+        show=lines.append,
+        follow=False,
     )
 
 
@@ -338,6 +343,9 @@ def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it
         playing = asyncio.ensure_future(joiner.play(hook=kill_mid_round))
         try:
             assert await asyncio.wait_for(proc.wait(), DEADLINE) == -signal.SIGKILL
+            async with asyncio.timeout(DEADLINE):  # the spectator says the host is gone
+                while not any(line.startswith("no answer from the host") for line in before):
+                    await asyncio.sleep(0.05)
             resumed, again = await spawn_listening(
                 ["resume", str(replay_file(host_dir)), "--bot", "random", *TIMING_ARGS],
                 host_dir / "home",
@@ -363,6 +371,10 @@ def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it
             assert result.path is not None and read_replay(result.path).frames == players
 
     asyncio.run(main())
+    # The spectator that watched throughout was told the host went, and came back.
+    silent = [i for i, line in enumerate(before) if line.startswith("no answer from the host")]
+    again = [i for i, line in enumerate(before) if line == "the host answers again"]
+    assert silent and again and silent[0] < again[0], before
 
 
 def test_a_spectator_that_comes_with_the_joiner_sees_a_fast_match_to_its_end(

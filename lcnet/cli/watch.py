@@ -58,6 +58,13 @@ each key: compare them with the players; type i and Enter to see them
 again), one line per move, the round scores, the result, any dispute; then
 the verdict, the one `lcnet audit` gives your file.
 
+Beside the moves: the players' lines (say), a player leaving, the host
+losing its opponent and getting it back, and (within a few seconds) a host
+that stops answering; the watch then waits for it to be resumed. When both
+players agree on another match, the watch follows them into it, in a file
+of its own, after the first match's verdict; the exit status is the last
+match's.
+
 The host is not trusted: a frame it sends that fails the check is told at
 once with what failed, and the watch stops there; a match that makes no
 progress (no new frame) for --timeout seconds is left, whatever the host
@@ -72,7 +79,7 @@ exit status:
      stopped on a dispute that nothing in it proves
   {ExitCode.REFUSED:d}  the host turned this spectator away
   {ExitCode.UNREACHABLE:d}  nothing answers at the address
-  {ExitCode.NO_GAMES:d}  (without ADDRESS) no match is being played on the LAN
+  {ExitCode.NO_GAMES:d}  (without ADDRESS) no match is being played or waiting on the LAN
   {ExitCode.INTERRUPTED:d}  interrupted (Ctrl-C, or q before the end): the file holds what came
 """
 
@@ -199,6 +206,7 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
         on_file=lambda path: say(f"lcnet: saving the match to {path}"),
         known_peers=known,
         commands=sys.stdin.fileno() if typed else None,
+        on_match_end=lambda watched: _match_ended(watched, say),
     )
     if screen:
         return _watch_on_screen(host, port, how)
@@ -209,6 +217,16 @@ def _watch(args: argparse.Namespace, host: str, port: int) -> int:
     if watched.path is not None:
         say(f"lcnet: saved {watched.path}")
     return watched.verdict.exit_code
+
+
+def _match_ended(watched: Watched, say: Callable[[str], None]) -> None:
+    """A match the spectator watched ended, and the players agreed on another."""
+    from lcnet.textsafe import shown
+
+    print(shown(watched.verdict.summary), flush=True)
+    if watched.path is not None:
+        say(f"lcnet: saved {watched.path}")
+    say("lcnet: the players play another match, the seats swapped: watching it too")
 
 
 def _watch_on_screen(host: str, port: int, how: Watching) -> int:
@@ -225,7 +243,7 @@ def _watch_on_screen(host: str, port: int, how: Watching) -> int:
     )
     watched = asyncio.run(watch_on_screen(host, port, how, screen, saved=saved.append))
     if watched is None:
-        say("lcnet watch: left before the match ended" + (f"; saved {saved[0]}" if saved else ""))
+        say("lcnet watch: left before the match ended" + (f"; saved {saved[-1]}" if saved else ""))
         return ExitCode.INTERRUPTED
     if watched.stopped is not None:
         say(f"lcnet watch: {watched.stopped}")
@@ -256,9 +274,15 @@ async def watch_on_screen(
         saved(path)
         screen.show(f"saving the match to {path}")
 
+    def match_ended(watched: Watched) -> None:
+        screen.show(f"verdict: {watched.verdict.summary}")
+        if watched.path is not None:
+            screen.show(f"saved {watched.path}; the players play another match: watching it")
+
     on_screen = dataclasses.replace(
         how,
         show=screen.show,
+        on_match_end=match_ended,
         on_frames=screen.take_frames,
         on_file=on_file,
         board=False,  # the screen is the board
