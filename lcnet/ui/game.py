@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from prompt_toolkit.application import Application
@@ -64,7 +65,7 @@ from lcnet.ui.gamekeys import HELP_END, HELP_TEXT, KEYS, When, filters
 from lcnet.ui.keys import ESC_WAIT, key_bindings
 from lcnet.ui.pages import TEXT_WIDTH, Screen
 from lcnet.ui.tracker import MatchTracker, explain
-from lcnet.ui.turn import Confirm, Do, Effect, Say, Send, Stage, TurnInput
+from lcnet.ui.turn import Confirm, Do, Effect, Say, Send, Stage, Talk, TurnInput
 
 MIN_COLUMNS: Final = SCREEN_WIDTH
 MIN_ROWS: Final = SCREEN_HEIGHT
@@ -186,11 +187,18 @@ class GameUI(Redrawn):
             elif effect is Do.EXIT:
                 self._exit()
             elif effect is Do.RESIGN:
-                self.app.create_background_task(self._resign())
+                resigning = self.client.resign()
+                self.app.create_background_task(
+                    _attempt(resigning, "the resignation was not sent", self._say)
+                )
             elif effect is Do.HELP:
                 self.help_open = True
             elif effect is Do.HINT:
                 self.ask_hint()
+            elif isinstance(effect, Talk):
+                self.app.create_background_task(
+                    _attempt(self.client.say(effect.text), "not sent", self._say)
+                )
         self._changed()
 
     async def _send(self, turn: Turn) -> None:
@@ -239,12 +247,6 @@ class GameUI(Redrawn):
         self.turn.not_sent()
         self.tracker.note_not_sent()
 
-    async def _resign(self) -> None:
-        try:
-            await self.client.resign()
-        except LcnetError as exc:
-            self._say(f"the resignation was not sent: {exc}", error=True)
-
     def _accept_command(self, buffer: Buffer) -> bool:
         text = buffer.text
         self.app.layout.focus(self.body_window)
@@ -288,11 +290,10 @@ class GameUI(Redrawn):
         self.history_scroll = max(0, self.history_scroll + (step if back else -step))
         self._changed()
 
-    def start_command(self, key: str) -> None:
-        """Move to the command line; ``+`` or ``-`` starts the command with itself."""
+    def start_command(self, text: str) -> None:
+        """Move to the command line, the command begun with ``text``."""
         self.app.layout.focus(self.command)
-        if key in ("+", "-"):
-            self.command.insert_text(key)
+        self.command.insert_text(text)
         self._changed()
 
     def leave_command(self) -> None:
@@ -620,3 +621,12 @@ async def run_tui(
         return await ui.run()
     except (EOFError, KeyboardInterrupt):
         return ui.tracker.exit_code()
+
+
+async def _attempt(action: Awaitable[None], failed: str, say: Callable[..., None]) -> None:
+    """Resign, or say a line to the opponent (it shows once it has gone, a
+    ``Said`` update); if it cannot be done, say why on the message line."""
+    try:
+        await action
+    except (ValueError, LcnetError) as exc:
+        say(f"{failed}: {exc}", error=True)

@@ -99,6 +99,9 @@ def filters(ui: GameUI) -> dict[When, Filter]:
 
 Row = KeyRow["GameUI", When]
 
+COMMAND_STARTS: Final = {"+": "+", "-": "-", "t": "say "}
+"""What the command line begins with, by the key that opened it (``t``: a line to the opponent)."""
+
 KEYS: Final[tuple[Row, ...]] = (
     # The bindings' order: when two rows match a key, the later one wins.
     Row(
@@ -181,10 +184,10 @@ KEYS: Final[tuple[Row, ...]] = (
         listed=False,
     ),
     Row(
-        (":", "tab", "+", "-"),
+        (":", "tab", "+", "-", "t"),
         When.BOARD,
-        "type a turn (+r7 deck, -b3 g), help, resign, quit",
-        lambda ui, key: ui.start_command(key),
+        "type +r7 deck, say LINE (t), help, resign, quit",
+        lambda ui, key: ui.start_command(COMMAND_STARTS.get(key, "")),
     ),
     Row(
         ("m",),

@@ -33,6 +33,7 @@ from lcnet.frontend import MatchClient, Update
 from lcnet.invocation import command
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, check_choice, explain
+from lcnet.ui.turn import said
 
 PROMPT: Final = "your move:"
 HELP_LINES: Final = (
@@ -42,7 +43,8 @@ HELP_LINES: Final = (
     "  play gH2, draw r   the long form (a wager is H1, H2 or H3)",
     "  +r7                put r7 down alone; the next line is the draw (deck, or a suit letter)",
     "other commands: hint (the bot's suggestion, from your cards and the table only),",
-    "  board (show the table again), resign, quit (or end of input)",
+    "  board (show the table again), say LINE (to the opponent, and its spectators),",
+    "  resign, quit (or end of input)",
 )
 QUIT_WORDS: Final = ("quit", "exit", "q")
 AGAIN_WORDS: Final = ("again", "yes", "y")
@@ -262,6 +264,9 @@ class LineGame:
         if key == "resign":
             await self._resign()
             return None
+        if (line := said(words)) is not None:
+            await self._talk(line)
+            return None
         await self._play(words)
         return None
 
@@ -334,6 +339,12 @@ class LineGame:
         # connection alive meanwhile.
         hint = await asyncio.to_thread(advice.suggest, view)
         self.say(advice.hint_text(hint))
+
+    async def _talk(self, line: str) -> None:
+        try:
+            await self.client.say(line)  # shown when it has gone (a Said update)
+        except (ValueError, LcnetError) as exc:
+            self.say(f"error: not sent: {exc}")
 
     async def _resign(self) -> None:
         try:

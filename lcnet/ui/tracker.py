@@ -33,6 +33,7 @@ from lcnet.events import (
     PeerIdentified,
     RoundStarted,
     RoundVerified,
+    Said,
     TurnPlayed,
 )
 from lcnet.frontend import (
@@ -380,6 +381,11 @@ class MatchTracker:
             self.dispute = event.dispute
             self._to_move = None
             return self.dispute_lines()
+        if isinstance(event, Said):
+            return [
+                f"{self.name(event.seat)} {'say' if event.seat is self.me else 'says'}: "
+                f"{event.text}"
+            ]
         return []  # dropped frames, duplicates, gaps and control frames are the net layer's
 
     def _note_move(self, seat: Seat, text: str) -> None:

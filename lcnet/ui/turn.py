@@ -59,7 +59,21 @@ class Do(enum.Enum):
     HINT = "ask the bot for a hint"
 
 
-Effect = Say | Send | Do
+@dataclass(frozen=True)
+class Talk:
+    """Send the opponent ``text`` (a line typed as ``say …``)."""
+
+    text: str
+
+
+Effect = Say | Send | Do | Talk
+
+
+def said(words: str) -> str | None:
+    """The line of a ``say …`` command (``:say …`` too), or ``None`` for another command."""
+    words = words.strip().removeprefix(":")
+    head, _, rest = words.partition(" ")
+    return rest.strip() if head.lower() == "say" else None
 
 
 class Match(Protocol):
@@ -252,11 +266,14 @@ class TurnInput:
     # -- typed commands
 
     def run_command(self, text: str) -> list[Effect]:
-        """A typed command: a turn, a put-down (then a draw), help, hint, resign or quit."""
+        """A typed command: a turn, a put-down (then a draw), help, hint, resign,
+        quit, or ``say`` and a line to the opponent."""
         words = text.strip()
         key = words.lower()
         if not words:
             return []
+        if (line := said(words)) is not None:
+            return [Talk(line)]
         if key in ("help", "?", "h"):
             return [Do.HELP]
         if key == "hint":
