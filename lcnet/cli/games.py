@@ -259,10 +259,16 @@ def watch_found(args: argparse.Namespace, watch: Callable[[str, int], int]) -> i
     seconds = args.look
     _say(f"looking for matches being played on the local network ({seconds:g} s)...")
     found = _look(seconds)
-    games = [g for g in found if g.watchable]
+    # A game that waits for its opponent can be watched too: from its first frame.
+    playing = [g for g in found if g.watchable]
+    waiting = [g for g in found if g.joinable]
+    games = playing + waiting
     if not games:
         raise NoGamesFound(nothing_to_watch(found, seconds))
-    _say(f"{len(games)} match(es) being played:")
+    counts = [f"{len(playing)} being played"] if playing else []
+    if waiting:
+        counts.append(f"{len(waiting)} waiting for an opponent (watched from its start)")
+    _say(f"{len(games)} match(es): {', '.join(counts)}:")
     print(listing(games), file=sys.stderr, flush=True)
     marks = explain(games)
     if marks is not None:
@@ -271,4 +277,6 @@ def watch_found(args: argparse.Namespace, watch: Callable[[str, int], int]) -> i
     # name that is not who it says): then it is picked as any game is.
     alone = len(games) == 1 and args.pick is None and not games[0].warnings
     game = games[0] if alone else _choose(games, args.pick, "watch")
+    if game in waiting:
+        _say(f"{shown(game.name)} waits for an opponent: the watch begins with its match")
     return watch(game.address, game.port)
