@@ -177,12 +177,15 @@ async def resume_against_bot(
     if not contents.frames:
         raise UserError(f"{path} holds no frame of a match")
     game = hashing.game_id(contents.frames[0]).hex()[:8]
-    # ``GAME-host.lcnet``, or ``STAMP-GAME-host.lcnet`` as older versions named it.
-    bot_files = sorted(path.parent.glob(f"*{game}-host.lcnet"))
+    # The person joins the first match; in a rematch the seats are swapped (the
+    # bot, which bound the socket, then sits in the joiner's seat).
+    seat = Seat.HOST if contents.header.seat == "host" else Seat.JOINER
+    # ``GAME-SEAT.lcnet``, or ``STAMP-GAME-SEAT.lcnet`` as older versions named it.
+    bot_files = sorted(path.parent.glob(f"*{game}-{seat.other}.lcnet"))
     if not bot_files:
-        raise UserError(f"the bot's replay file ({game}-host.lcnet) is not next to {path}")
-    check_own_key(path, contents, Seat.JOINER, player_identity(player), player)
-    _check_bot_side(bot_files[0], spec)
+        raise UserError(f"the bot's replay file ({game}-{seat.other}.lcnet) is not next to {path}")
+    check_own_key(path, contents, seat, player_identity(player), player)
+    _check_bot_side(bot_files[0], spec, seat.other)
     arguments = [
         "resume",
         str(bot_files[0]),
@@ -208,7 +211,7 @@ def _match_ended(code: int | None) -> bool:
     return code is not None and code != ExitCode.UNFINISHED
 
 
-def _check_bot_side(bot_file: Path, spec: str) -> None:
+def _check_bot_side(bot_file: Path, spec: str, seat: Seat) -> None:
     """Say in plain words why the bot cannot resume its side, before starting it."""
     from lcnet.replaylog import ReplayFileError, read_replay
     from lcnet.replaywriter import secret_path
@@ -220,7 +223,7 @@ def _check_bot_side(bot_file: Path, spec: str) -> None:
             f"{secret_path(bot_file)} is missing"
         )
     try:
-        played_with = key_of(read_replay(bot_file), Seat.HOST)
+        played_with = key_of(read_replay(bot_file), seat)
     except ReplayFileError as exc:
         raise UserError(f"{bot}'s side of this match cannot be continued: {exc}") from None
     home = bot_home(spec)

@@ -245,13 +245,6 @@ def _how_to_resume(
                 "file (lcnet resume THAT-FILE), which is not in this folder"
             )
         return None, _other_key(played_with, me)
-    if opponent_bot is not None and seat is not Seat.JOINER:
-        # A rematch of an `lcnet play` match (the seats swapped): `lcnet resume`
-        # brings the bot back only as the host it was in the first match.
-        return None, (
-            "a rematch against the bot (the seats swapped), which lcnet resume cannot "
-            "bring the bot back for"
-        )
     if opponent_bot is not None and found.game not in bot_files:
         return None, "the bot's replay file of this match (with its side file) is not next to it"
     return shown(" ".join(words)), None

@@ -37,6 +37,7 @@ def stopped_match(
     *,
     seed: int = 12,
     seats: dict[Seat, str] | None = None,
+    names: dict[Seat, str] | None = None,
 ) -> dict[Seat, Path]:
     """Both players' files of a one-round match stopped mid-round, with their
     side files, ``GAME-SEAT.lcnet`` as lcnet names them; each player's identity
@@ -46,7 +47,7 @@ def stopped_match(
         {s: RandomBot(random.Random(int(s))).choose_turn for s in Seat},
         options=MatchOptions(rounds=1),
         rng=rng,
-        names={Seat.HOST: "random bot", Seat.JOINER: "Joe"},
+        names=names or {Seat.HOST: "random bot", Seat.JOINER: "Joe"},
     )
     localmatch.run(peers)
     paths = {}
@@ -204,14 +205,16 @@ def test_an_lcnet_play_match_is_listed_once_by_its_person_s_file_naming_the_bot(
     assert "the bot's replay file" in person.why_not
 
 
-def test_a_rematch_against_the_bot_says_it_cannot_be_resumed(
+def test_a_rematch_against_the_bot_is_listed_and_resumed_by_the_command_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The rematch of an `lcnet play` match swaps the seats: the person hosts
     # the match (its file's seat), the bot joins it, on the bot's connection.
+    # `lcnet resume` used to look for the bot as the host (its own file) and
+    # the listing said it could not be resumed.
     home = tmp_path / "home"
     replays = tmp_path / "replays"
-    stopped_match(
+    files = stopped_match(
         replays,
         tmp_path,
         {
@@ -219,11 +222,23 @@ def test_a_rematch_against_the_bot_says_it_cannot_be_resumed(
             Seat.JOINER: {"role": "host", "bind": LOOPBACK, "port": 1, "bot": "random"},
         },
         seats={Seat.HOST: "home", Seat.JOINER: "home/bots/random"},
+        names={Seat.HOST: "Joe", Seat.JOINER: "random bot"},  # the bot joins the rematch
     )
     monkeypatch.setenv("LCNET_HOME", str(home))
     (match,) = saved_matches(replays).unfinished
-    assert match.role == "host" and match.command is None
-    assert match.why_not is not None and "rematch" in match.why_not
+    assert match.role == "host" and match.why_not is None and match.command is not None
+    words = shlex.split(match.command)
+    words = words[words.index("resume") :]  # after the program, however it was started
+    assert words == ["resume", str(files[Seat.HOST])]
+
+    async def resume() -> tuple[int, str, str]:
+        # The person resigns at its first move (line mode): the match ends, sealed.
+        proc = await spawn(words, home, tmp_path, typed=True)
+        return await finish(proc, b"resign\n")
+
+    code, out, err = asyncio.run(resume())
+    assert code == 0, out + err
+    assert_valid_pair(files[Seat.HOST], files[Seat.JOINER])
 
 
 def test_a_bot_named_in_a_hostile_header_reaches_the_terminal_escaped(
