@@ -45,6 +45,8 @@ class MatchState:
     names: Mapping[Seat, str] = field(default_factory=lambda: MappingProxyType({}))
     fingerprints: Mapping[Seat, str] = field(default_factory=lambda: MappingProxyType({}))
     """The players' key fingerprints, as far as their keys are known."""
+    bots: frozenset[Seat] = frozenset()
+    """The seats whose program said in its opening that a bot plays it (advisory)."""
     options: MatchOptions | None = None
     round_scores: tuple[tuple[int, int], ...] = ()
     """Each recorded round's scores by seat (host, joiner)."""

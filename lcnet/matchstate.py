@@ -35,6 +35,7 @@ def state_of(
         round_starter=track.starter if track is not None else None,
         round_turns=tuple(track.turns) if track is not None else (),
         names=MappingProxyType(dict(session.names)),
+        bots=frozenset(session.bots),
         fingerprints=MappingProxyType(
             {seat: hashing.fingerprint(key) for seat, key in session.keys.items()}
         ),

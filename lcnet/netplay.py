@@ -446,7 +446,9 @@ async def host_match(
         def new_match() -> tuple[Session, Callable[[Session], ReplayWriter]]:
             """A fresh match to wait in (again, after a stalled opening), announced."""
             master = deal.new_master_secret()
-            session = Session.host(me.signing_key, master, name=me.name, options=options)
+            session = Session.host(
+                me.signing_key, master, name=me.name, options=options, bot=player.bot is not None
+            )
             open_writer = _writer_factory(player, master, extra)
             if announce:
                 for earlier in announcers:
@@ -539,7 +541,7 @@ async def join_match(
     # Nothing listening there is said now, once, before any screen or file.
     await probe_listener(host, port, player.timing.connect_timeout)
     master = deal.new_master_secret()
-    session = Session.joiner(me.signing_key, master, name=me.name)
+    session = Session.joiner(me.signing_key, master, name=me.name, bot=player.bot is not None)
     context = zmq.asyncio.Context()
     try:
         sock = connect_joiner(context, host, port)
@@ -655,12 +657,23 @@ def check_own_key(
 
 def key_of(contents: ReplayContents, seat: Seat) -> bytes | None:
     """The key ``seat`` presented in the file (its hello or welcome), if the file holds it."""
+    opening = _opening(contents, seat)
+    return opening.key if opening is not None else None
+
+
+def name_of(contents: ReplayContents, seat: Seat) -> str | None:
+    """The name ``seat`` played under in the file (its hello or welcome), if it holds it."""
+    opening = _opening(contents, seat)
+    return opening.name if opening is not None else None
+
+
+def _opening(contents: ReplayContents, seat: Seat) -> wire.Hello | wire.Welcome | None:
     wanted = wire.Hello if seat is Seat.JOINER else wire.Welcome
     for raw in contents.frames[:2]:
         with contextlib.suppress(wire.MalformedFrame):
-            message = wire.decode_frame(raw).message
+            message = wire.decode_frame(raw, allow_unknown_fields=True).message
             if isinstance(message, wanted):
-                return message.key
+                return message
     return None
 
 

@@ -30,10 +30,10 @@ def next_session(
 ) -> Session:
     """This player's session of the match after ``finished``: the other seat,
     the same options, a new master secret (so new commitments and coin)."""
-    name = finished.names.get(finished.seat, "")
+    name, bot = finished.names.get(finished.seat, ""), finished.seat in finished.bots
     if finished.seat is Seat.HOST:
-        return Session.joiner(signing_key, master_secret, name=name)
-    return Session.host(signing_key, master_secret, name=name, options=finished.options)
+        return Session.joiner(signing_key, master_secret, name=name, bot=bot)
+    return Session.host(signing_key, master_secret, name=name, options=finished.options, bot=bot)
 
 
 def check_opening(finished: Session, frame: wire.Frame) -> str | None:

@@ -59,6 +59,7 @@ class Session(Transcript):
         master_secret: bytes,
         name: str = "",
         options: MatchOptions | None = None,
+        bot: bool = False,
     ) -> None:
         if seat is Seat.HOST and options is None:
             options = MatchOptions()
@@ -68,9 +69,13 @@ class Session(Transcript):
         self._master = master_secret
         self._local_name = name
         self._host_options = options
+        self._bot = bot
+        """A program plays this side: its hello or welcome says so (``bot``, 1.1)."""
         self._restoring = False
         self.keys[seat] = bytes(signing_key.verify_key)
         self.names[seat] = name
+        if bot:
+            self.bots.add(seat)
 
     # -- construction
 
@@ -82,6 +87,7 @@ class Session(Transcript):
         *,
         name: str,
         options: MatchOptions | None = None,
+        bot: bool = False,
     ) -> Session:
         return cls(
             seat=Seat.HOST,
@@ -89,14 +95,24 @@ class Session(Transcript):
             master_secret=master_secret,
             name=name,
             options=options or MatchOptions(),
+            bot=bot,
         )
 
     @classmethod
     def joiner(
-        cls, signing_key: nacl.signing.SigningKey, master_secret: bytes, *, name: str
+        cls,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        *,
+        name: str,
+        bot: bool = False,
     ) -> Session:
         return cls(
-            seat=Seat.JOINER, signing_key=signing_key, master_secret=master_secret, name=name
+            seat=Seat.JOINER,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            bot=bot,
         )
 
     @classmethod
@@ -370,7 +386,8 @@ class Session(Transcript):
 
     def _build_auto(self) -> wire.Message:
         phase = self.phase
-        version = list(wire.PROTOCOL_VERSION)
+        version = wire.version_for(bot=self._bot)
+        bot = True if self._bot else None
         if phase is Phase.HELLO:
             nonce = hashing.coin_nonce(self._master)
             return wire.Hello(
@@ -378,6 +395,7 @@ class Session(Transcript):
                 name=self._local_name,
                 key=bytes(self._signing_key.verify_key),
                 coin=hashing.coin_commitment(nonce),
+                bot=bot,
             )
         if phase is Phase.WELCOME:
             assert self._host_options is not None
@@ -388,6 +406,7 @@ class Session(Transcript):
                 suits=self._host_options.suits,
                 rounds=self._host_options.rounds,
                 coin=hashing.coin_nonce(self._master),
+                bot=bot,
             )
         if phase is Phase.COIN:
             return wire.Coin(nonce=hashing.coin_nonce(self._master))
@@ -459,6 +478,10 @@ class Session(Transcript):
         ):
             raise LocalProtocolError(f"frame {frame.seq} is ours but it was not our turn to speak")
         message = frame.message
+        if isinstance(message, wire.Hello | wire.Welcome):
+            self._bot = bool(message.bot)  # as it was played (a bot's file, resumed)
+            if self._bot:
+                self.bots.add(self.seat)
         if isinstance(message, wire.MoveMsg):
             expected: wire.Message = self._build_move(turn_of(message))
         elif isinstance(message, wire.Resign | wire.Dispute):

@@ -133,6 +133,8 @@ class Player:
     seat: Seat
     name: str
     key: bytes
+    bot: bool = False
+    """Its opening said a program plays it (advisory)."""
 
 
 class Spectator:
@@ -193,7 +195,12 @@ class Spectator:
         """The players known so far (from the transcript's hello and welcome)."""
         observer = self.observer
         return [
-            Player(seat, observer.names.get(seat, str(seat)), observer.keys[seat])
+            Player(
+                seat,
+                observer.names.get(seat, str(seat)),
+                observer.keys[seat],
+                seat in observer.bots,
+            )
             for seat in Seat
             if seat in observer.keys
         ]
@@ -605,6 +612,8 @@ def who_plays(players: list[Player], known: Mapping[str, bytes]) -> list[str]:
     for player in players:
         fingerprint = hashing.fingerprint(player.key)
         line = f"{player.seat}: {player.name}, key {fingerprint}"
+        if player.bot:
+            line += " (a bot, its program says)"
         named = known.get(player.name)
         also = sorted(name for name, key in known.items() if key == player.key)
         if named == player.key:

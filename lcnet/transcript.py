@@ -64,6 +64,8 @@ class Transcript(abc.ABC):
     def __init__(self, *, options: MatchOptions | None = None) -> None:
         self.options: MatchOptions | None = options
         self.names: dict[Seat, str] = {}
+        self.bots: set[Seat] = set()
+        """The seats whose opening said a program plays them (``bot``, advisory)."""
         self.keys: dict[Seat, bytes] = {}
         self.minors: dict[Seat, int] = {}
         """The minor protocol version each player announced (PROTOCOL §5.5): a

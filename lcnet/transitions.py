@@ -46,6 +46,8 @@ def on_hello(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phas
         # Two players, two keys (PROTOCOL §5.4): a host never plays itt.
         raise Violation("the joiner uses the host's own key", seat=author, seq=frame.seq)
     _learn_peer(t, author, m.name, m.key, step)
+    if m.bot:
+        t.bots.add(author)
     t.coin_commitment = m.coin
     t.game_id = hashing.game_id(frame.raw)
     return None
@@ -58,6 +60,8 @@ def on_welcome(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Ph
     if m.key == t.keys.get(Seat.JOINER):
         raise Violation("the host uses the joiner's own key", seat=author, seq=frame.seq)
     _learn_peer(t, author, m.name, m.key, step)
+    if m.bot:
+        t.bots.add(author)
     t.options = MatchOptions(suits=m.suits, rounds=m.rounds)
     t.host_nonce = m.coin
     return None

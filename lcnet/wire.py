@@ -35,8 +35,13 @@ from lcnet import hashing
 from lcnet.cards import HAND_SIZE
 from lcnet.errors import RemoteProtocolError
 
-PROTOCOL_VERSION: Final = (1, 0)
-"""(major, minor). Majors must match; a minor version only adds optional fields."""
+PROTOCOL_VERSION: Final = (1, 1)
+"""(major, minor). Majors must match; a minor version only adds optional fields.
+1.1 adds ``bot`` to ``hello`` and ``welcome``."""
+
+BASE_VERSION: Final = (1, 0)
+"""What a ``hello`` or ``welcome`` announces when it uses no field of a later
+minor version (see :func:`version_for`): a peer of 1.0 then reads all of it."""
 
 MAX_FRAME_BYTES: Final = 4096
 """Largest frame accepted: a 72-card deck pass is 2304 bytes of points plus a
@@ -155,6 +160,9 @@ class Message:
     TYPE: ClassVar[str] = ""
     CHECKS: ClassVar[Mapping[str, _Check]] = {}
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    SINCE: ClassVar[Mapping[str, int]] = {}
+    """Fields a later minor version added, with that minor: a ``hello`` or
+    ``welcome`` announcing an earlier one must not carry them (§5.5)."""
     CONTROL: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
@@ -188,19 +196,24 @@ def _field_names(cls: type[Message]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Hello(Message):
-    """Joiner, first frame: who it is and its commitment to a coin nonce."""
+    """Joiner, first frame: who it is and its commitment to a coin nonce;
+    ``bot`` (1.1, advisory): a program plays this side, not a person."""
 
     TYPE: ClassVar[str] = "hello"
     v: list[int]
     name: str
     key: bytes
     coin: bytes
+    bot: bool | None = None
     CHECKS: ClassVar[Mapping[str, _Check]] = {
         "v": _is_version,
         "name": _is_text(MAX_NAME_BYTES),
         "key": _is_bin(KEY_SIZE),
         "coin": _is_bin(HASH_SIZE),
+        "bot": lambda v: v is True,
     }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot"})
+    SINCE: ClassVar[Mapping[str, int]] = {"bot": 1}
 
 
 @dataclass(frozen=True)
@@ -214,6 +227,7 @@ class Welcome(Message):
     suits: int
     rounds: int
     coin: bytes
+    bot: bool | None = None
     CHECKS: ClassVar[Mapping[str, _Check]] = {
         "v": _is_version,
         "name": _is_text(MAX_NAME_BYTES),
@@ -221,7 +235,10 @@ class Welcome(Message):
         "suits": lambda v: type(v) is int and v in (5, 6),
         "rounds": _is_int(1, MAX_ROUNDS),
         "coin": _is_bin(HASH_SIZE),
+        "bot": lambda v: v is True,
     }
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"bot"})
+    SINCE: ClassVar[Mapping[str, int]] = {"bot": 1}
 
 
 @dataclass(frozen=True)
@@ -680,6 +697,13 @@ def _unpack_strict(data: bytes, what: str) -> Any:
         raise MalformedFrame(f"{what} is not valid msgpack ({type(exc).__name__}: {exc})") from None
 
 
+def version_for(*, bot: bool) -> list[int]:
+    """What a ``hello`` or ``welcome`` announces: the lowest minor version
+    that has every field it uses (1.1 for ``bot``), so that a peer of 1.0
+    reads a person's opening as before."""
+    return list(PROTOCOL_VERSION if bot else BASE_VERSION)
+
+
 def _reject_ext(code: int, data: bytes) -> object:
     raise ValueError("extension types are not allowed")
 
@@ -735,6 +759,10 @@ def decode_frame(raw: bytes, *, allow_unknown_fields: bool = False) -> Frame:
     if cls is None:
         raise MalformedFrame(f"unknown message type {kind!r}")
     known = _field_names(cls)
+    if kind in ("hello", "welcome") and _is_version(version):
+        assert isinstance(version, list)
+        # A field of a later minor than the frame announces is one its version lacks.
+        known = tuple(f for f in known if cls.SINCE.get(f, 0) <= version[1])
     unknown = body.keys() - known - _HEADER_FIELDS
     if unknown and not allow_unknown_fields:
         raise MalformedFrame(f"{cls.TYPE}: unknown field(s) {', '.join(sorted(unknown))}")

@@ -29,7 +29,7 @@
   alone or with the other, names the host: whose position it was is the
   phase's, not the signer's of the frame a file holds there.
 * ``sample-minor-version-host.lcnet``: the honest host's file of a match
-  with a joiner that announced protocol 1.1 and put a field 1.0 does not
+  with a joiner that announced protocol 1.2 and put a field 1.0 does not
   know in its coin frame; *valid*: each signer's announced version governs
   its own frames.
 
@@ -166,17 +166,17 @@ def out_of_turn_resign_match(seed: int, out: Path) -> Path:
 
 
 class NewerJoiner(Session):
-    """A joiner of a later minor version: it announces protocol 1.1 and adds a
+    """A joiner of a later minor version: it announces protocol 1.2 and adds a
     field this version does not know to its coin frame (docs/PROTOCOL.md §5.5)."""
 
     def sign(self, message: wire.Message, header: FrameHeader | None = None) -> wire.Frame:
         if isinstance(message, wire.Hello):
-            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
+            message = wire.Hello(v=[1, 2], name=message.name, key=message.key, coin=message.coin)
         frame = super().sign(message, header)
         if not isinstance(message, wire.Coin):
             return frame
         body = msgpack.unpackb(frame.body, raw=False)
-        body["note"] = "a field of protocol 1.1"
+        body["note"] = "a field of protocol 1.2"
         packed = msgpack.packb(dict(sorted(body.items())), use_bin_type=True)
         assert self.signing_key is not None
         raw = wire.sign_frame(packed, self.signing_key)

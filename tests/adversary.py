@@ -501,7 +501,7 @@ class Adversary:
     def built(self, session: Session, message: wire.Message) -> wire.Message:
         """The cheater's say over the frames its session builds by itself."""
         if isinstance(message, wire.Hello | wire.Welcome) and self.announce:
-            message = _replace(message, v=[1, 1])
+            message = _replace(message, v=[1, 2])
         if self.nonce is not None:
             if isinstance(message, wire.Hello):
                 message = _replace(message, coin=hashing.coin_commitment(self.nonce))
@@ -800,7 +800,7 @@ class Adversary:
             return b"".join(items)
         if isinstance(value, list):
             if key == "v":
-                return ch.pick("version", [[1, 1], [2, 0], [1, 0, 0], [0, 9]])
+                return ch.pick("version", [[1, 2], [2, 0], [1, 0, 0], [0, 9]])
             flat = msgpack.packb(value)
             return msgpack.unpackb(flat[:-1] + bytes([(flat[-1] + 1) % 0x7F]))
         if isinstance(value, str):
@@ -1102,7 +1102,7 @@ def _play(ch: Choices, table: AdversaryTable) -> None:
     # Before the match: what the cheater announces and chooses.
     adv.announce = ch.chance("announce_minor", 0.3)
     if adv.announce:
-        adv.log.append("announces protocol version 1.1")
+        adv.log.append("announces protocol version 1.2")
         adv.plant_rate = ch.integer("plant_rate", 0, 6)
     elif ch.chance("plant_anyway", 0.05):
         adv.plant_rate = ch.integer("plant_rate", 1, 3)

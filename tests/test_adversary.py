@@ -148,14 +148,14 @@ def test_evidence_planted_by_the_joiner_proves_nothing_against_the_host() -> Non
 
 
 def test_a_joiner_announcing_a_newer_minor_version_may_add_fields() -> None:
-    # Known fault 2. The joiner announces v=[1,1] and adds an unknown field to
+    # Known fault 2. The joiner announces v=[1,2] and adds an unknown field to
     # its coin frame: the host accepts it and plays on (PROTOCOL §5.5), and
     # the audit of the host's file must accept it too.
     table = _table(HOST, seed=6, announce=True, plant_on="coin", plant_records=1, plant_kind="raw")
     table.relay()
     honest = table.honest
     assert honest.dispute is None and honest.next_seq > 3
-    assert honest.peer_minor == 1
+    assert honest.peer_minor == 2
     case = table.case(twin=table.cheater_file())
     violations = adversary.check(case)
     assert not violations, _report(case, violations)
@@ -313,7 +313,7 @@ def test_a_damaged_length_and_a_torn_end_do_not_hide_frames_the_honest_player_se
 )
 def test_the_faults_the_100_000_match_run_found_stay_fixed(seed: int) -> None:
     # bench/adversary.py --matches 100000 --seed 1000000 found 10 violating
-    # matches (2026-12-06): a second welcome announcing 1.1 kept as evidence
+    # matches (2026-12-06): a second welcome announcing 1.2 kept as evidence
     # was ignored by the audit (the joiner's proven dispute read as
     # incomplete), and damage before the owner's key was known read as a torn
     # tail that said the owner owed its hello or welcome. One of each seed shape.

@@ -176,7 +176,7 @@ def test_the_planted_evidence_samples_name_no_one(capsys: pytest.CaptureFixture[
 def test_the_minor_version_sample_is_valid(capsys: pytest.CaptureFixture[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "replays"
     assert main(["audit", str(samples / "sample-minor-version-host.lcnet")]) == 0
-    assert "VALID: 373 frames, sealed by both players" in capsys.readouterr().out
+    assert "VALID: 385 frames, sealed by both players" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -67,8 +67,10 @@ def test_a_bot_host_and_a_bot_joiner_say_who_played_the_scores_the_result_and_th
     joiner_fp = _one(rf"as Joy, key fingerprint ({FINGERPRINT})", joiner_err)
     host_name = host_fp[0]
     # Who joined, with the fingerprint, on each side.
-    assert f"opponent: Joy (joiner), key {joiner_fp[0]}" in host_err.splitlines()
-    assert f"opponent: {host_name} (host), key {host_fp[1]}" in joiner_err.splitlines()
+    # Each was started with --bot, says so in its opening, and is marked a bot.
+    bot = ", a bot (its program says so)"
+    assert f"opponent: Joy (joiner), key {joiner_fp[0]}{bot}" in host_err.splitlines()
+    assert f"opponent: {host_name} (host), key {host_fp[1]}{bot}" in joiner_err.splitlines()
     # Each round's score, as the audit of the files has them.
     host_file, joiner_file = replay_file(tmp_path / "h"), replay_file(tmp_path / "j")
     verdict = audit.audit_file(host_file)

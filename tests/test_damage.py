@@ -387,14 +387,14 @@ Plant = Callable[["_Planter", wire.Frame], bytes | None]
 
 
 class _Planter(Cheater):
-    """A joiner that announces protocol 1.1 and hides bytes of its choosing in
+    """A joiner that announces protocol 1.2 and hides bytes of its choosing in
     an unknown field ``zz`` of each of its moves."""
 
     plant: Plant | None = None
 
     def sign(self, message: wire.Message, header: Any = None) -> wire.Frame:
         if isinstance(message, wire.Hello):
-            message = wire.Hello(v=[1, 1], name=message.name, key=message.key, coin=message.coin)
+            message = wire.Hello(v=[1, 2], name=message.name, key=message.key, coin=message.coin)
         frame = super().sign(message, header)
         blob = self.plant(self, frame) if self.plant and isinstance(message, wire.MoveMsg) else None
         if blob is None:

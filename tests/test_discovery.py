@@ -16,7 +16,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import botpeer, discovery, identity, names, netplay
+from lcnet import botpeer, discovery, identity, names, netplay, wire
 from lcnet.cli import main
 from lcnet.discovery import Game, Interface
 from lcnet.errors import ExitCode
@@ -44,7 +44,7 @@ def game(**changes: object) -> Game:
         "port": 48150,
         "suits": 5,
         "rounds": 3,
-        "protocol": (1, 0),
+        "protocol": wire.PROTOCOL_VERSION,  # what this lcnet announces
         "state": "waiting",
     }
     fields.update(changes)

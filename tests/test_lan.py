@@ -116,7 +116,7 @@ def test_a_game_is_found_joined_and_played_across_two_namespaces(lan: Lan, tmp_p
             assert game["name"] == me.name and game["fingerprint"] == me.fingerprint
             assert (game["address"], game["port"]) == (ADDRESS_A, port)
             assert (game["suits"], game["rounds"], game["state"]) == (6, 1, "waiting")
-            assert game["protocol"] == "1.0" and game["joinable"]
+            assert game["protocol"] == "1.1" and game["joinable"]
 
             joiner = await spawn_in(
                 lan.b, [*join_args(tmp_path / "j"), *TIMING_ARGS], tmp_path / "j"

@@ -202,6 +202,14 @@ def test_a_line_said_is_seen_on_both_screens_and_by_a_spectator(lan3: Lan3, tmp_
 
     host_out, joiner_out, watched, bad_code, bad_err = asyncio.run(main())
     assert "you say: hello from the host machine" in host_out
+    # The joiner was started with --bot: its hello says so, and both screens mark it.
+    assert any(
+        line.startswith("opponent: ") and line.endswith(", a bot (its program says so)")
+        for line in host_out.splitlines()
+    ), host_out
+    assert any("joiner: " in line and "(a bot, its program says)" in line for line in watched), (
+        watched
+    )
     assert "Ada says: hello from the host machine" in joiner_out
     assert "Ada (host) says: hello from the host machine" in watched, "\n".join(watched)
     assert bad_code == ExitCode.USAGE and "--bot" in bad_err

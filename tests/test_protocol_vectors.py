@@ -134,3 +134,16 @@ def test_the_specified_malformed_hello() -> None:
         with pytest.raises(wire.MalformedFrame, match="unknown field"):
             wire.decode_frame(spec, allow_unknown_fields=lenient)
     assert Observer().receive(spec).accepted is None
+
+
+def test_the_specified_bot_hello() -> None:
+    # §8.2's hello of a bot joiner: frame 0's fields, announcing 1.1, with `bot`.
+    spec, _ = control_vector("started as a bot, says so in its `hello`")
+    frames, _, _ = spec_frames()
+    plain = wire.decode_frame(frames[0]).message
+    assert isinstance(plain, wire.Hello)
+    said = wire.Hello(v=[1, 1], name=plain.name, key=plain.key, coin=plain.coin, bot=True)
+    assert wire.make_frame(said, JOINER_KEY, seq=0).raw == spec
+    frame = wire.decode_frame(spec)
+    assert isinstance(frame.message, wire.Hello) and frame.message.bot is True
+    assert frame.signed_by(bytes(JOINER_KEY.verify_key))

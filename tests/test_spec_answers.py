@@ -610,7 +610,7 @@ def test_a_hello_or_welcome_is_decoded_by_the_version_it_announces(index: int) -
     with pytest.raises(wire.MalformedFrame, match="unknown field"):
         wire.decode_frame(raw, allow_unknown_fields=True)
     body = body_of(spec_frames()[0][index])
-    body["x"], body["v"] = 1, [1, 1]
+    body["x"], body["v"] = 1, [1, 2]
     newer = sign_body(body, SPEC_KEYS[index])
     assert wire.decode_frame(newer).unknown == {"x"}
 
@@ -670,15 +670,15 @@ def test_an_auditor_finds_a_key_out_of_range_at_its_frame(tmp_path: Path, kind: 
 # ------------------------------------------ §7.2 step 1: whose file a spectator's is
 
 
-def _opening_with_a_1_1_joiner() -> tuple[bytes, bytes, bytes]:
-    """A match's hello (the joiner announcing minor 1.1) and the host's welcome
+def _opening_with_a_1_2_joiner() -> tuple[bytes, bytes, bytes]:
+    """A match's hello (the joiner announcing minor 1.2) and the host's welcome
     to it, signed by the §8.2 keys, and the game id."""
     joiner, host = SPEC_KEYS
     hello = sign_body(
         {
             "t": "hello",
             "seq": 0,
-            "v": [1, 1],
+            "v": [1, 2],
             "name": "Joe",
             "key": bytes(joiner.verify_key),
             "coin": bytes(32),
@@ -694,11 +694,11 @@ def _opening_with_a_1_1_joiner() -> tuple[bytes, bytes, bytes]:
 def _cut_in_a_planted_record(seat: str) -> bytes:
     """A file of ``seat`` whose last record, the joiner's `coin`, is cut off by
     the end of the file just after a FRAME record the joiner planted inside it
-    (a field of its announced minor 1.1 holding a copy of the welcome)."""
+    (a field of its announced minor 1.2 holding a copy of the welcome)."""
     from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record
 
     joiner, _ = SPEC_KEYS
-    hello, welcome, game = _opening_with_a_1_1_joiner()
+    hello, welcome, game = _opening_with_a_1_2_joiner()
     planted = encode_record(RecordKind.FRAME, welcome)
     coin = sign_body(
         {
@@ -751,7 +751,7 @@ def test_a_spectator_s_file_has_no_owner_so_a_cut_off_record_is_a_torn_tail() ->
 
 def test_after_damage_a_torn_end_can_be_a_run_a_player_planted() -> None:
     """Why a damaged file that ends cut off is not repaired (§7.2, *Damage and a
-    torn end*): the joiner (announcing 1.1) planted in its `coin` a FRAME record
+    torn end*): the joiner (announcing 1.2) planted in its `coin` a FRAME record
     of another coin and a record whose length runs past the end of the file.
     The host's file is damaged at that coin's length and a crash cut its last
     record: the planted run is read after the damage, the host's own genuine
@@ -761,7 +761,7 @@ def test_after_damage_a_torn_end_can_be_a_run_a_player_planted() -> None:
     from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record, parse_replay
 
     joiner, host = SPEC_KEYS
-    hello, welcome, game = _opening_with_a_1_1_joiner()
+    hello, welcome, game = _opening_with_a_1_2_joiner()
 
     def coin(nonce: bytes, **extra: object) -> bytes:
         body = {"t": "coin", "seq": 2, "prev": hashing.chain_hash(welcome), "game": game}

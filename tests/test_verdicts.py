@@ -483,7 +483,7 @@ def _names(verdict: audit.Verdict, seat: Seat) -> bool:
 
 
 class _NewerJoiner(NewerJoiner, Cheater):
-    """The samples' 1.1 joiner (a field 1.0 does not know in its coin frame, as
+    """The samples' 1.2 joiner (a field 1.0 does not know in its coin frame, as
     §5.5 lets it), relayed by the test table."""
 
 
@@ -496,7 +496,7 @@ def _newer_table(tmp_path: Path, tamper: Tamper | None = None) -> Table:
 def test_each_signer_s_announced_version_governs_its_own_frames(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lies: bool
 ) -> None:
-    # The host (1.0) plays on with a 1.1 joiner whose coin frame carries an
+    # The host (1.0) plays on with a 1.2 joiner whose coin frame carries an
     # unknown field; the audit must read that frame by the joiner's version,
     # not the host's (which it read last, in the welcome).
     monkeypatch.setattr("tests.cheaters.Cheater", _NewerJoiner)
@@ -516,7 +516,7 @@ def test_each_signer_s_announced_version_governs_its_own_frames(
     else:
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
     hello = wire.decode_frame(table.host.chain[0].raw)
-    assert hello.message.v == [1, 1]  # type: ignore[attr-defined]
+    assert hello.message.v == [1, 2]  # type: ignore[attr-defined]
     assert table.host.chain[2].unknown == frozenset({"note"})
 
 

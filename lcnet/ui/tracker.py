@@ -465,10 +465,11 @@ class MatchTracker:
             fingerprint = state.fingerprints.get(seat)
             name = state.names.get(seat) or ("the opponent" if seat is not self.me else "?")
             who = f"you: {name}" if seat is self.me else f"opponent: {name}"
+            bot = ", a bot (its program says so)" if seat in state.bots else ""
             if fingerprint is None:
                 lines.append(f"{who} ({seat}), not connected yet")
             else:
-                lines.append(f"{who} ({seat}), key {fingerprint}")
+                lines.append(f"{who} ({seat}), key {fingerprint}{bot}")
             if seat is not self.me:
                 lines.extend(f"  ! {caution}" for caution in self.cautions)
         for name, fingerprint in state.watchers:

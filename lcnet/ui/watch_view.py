@@ -228,7 +228,12 @@ class WatchScreen(Redrawn):
         """The players known so far (as :meth:`lcnet.spectator.Spectator.players`)."""
         observer = self.follower.observer
         return [
-            Player(seat, observer.names.get(seat, str(seat)), observer.keys[seat])
+            Player(
+                seat,
+                observer.names.get(seat, str(seat)),
+                observer.keys[seat],
+                seat in observer.bots,
+            )
             for seat in Seat
             if seat in observer.keys
         ]
