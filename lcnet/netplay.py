@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -317,7 +318,8 @@ def _finish(peer: NetPeer, player: Player, *, announce: bool) -> None:
             player.say(f"the match stopped on a dispute; check it with: {command()} audit {path}")
     else:
         player.say(f"match not finished; it is saved in {path}")
-        player.say(f"continue it later with: {command()} resume {path}")
+        bot = f" --bot {shlex.quote(player.bot)}" if player.bot is not None else ""
+        player.say(f"continue it later with: {command()} resume {shlex.quote(str(path))}{bot}")
 
 
 async def drive_bot(
@@ -586,9 +588,12 @@ async def resume_match(
     me = player_identity(player)
     check_own_key(path, contents, seat, me, player)
     options = options_from(contents)
+    # The name it was played under (`--name`), not this identity's name now:
+    # this side's frames must be rebuilt exactly as they were sent.
+    name = name_of(contents, seat) or me.name
     try:
         session, due = Session.resume(
-            seat, me.signing_key, master, contents.frames, name=me.name, options=options
+            seat, me.signing_key, master, contents.frames, name=name, options=options
         )
     except Exception:  # the file's frames, or its side file, do not rebuild the match
         raise UserError(

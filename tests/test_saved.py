@@ -10,6 +10,7 @@ play``); the command the listing prints is then run as printed.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import shlex
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import localmatch
+from lcnet import identity, localmatch
 from lcnet.bots.uniform import RandomBot
 from lcnet.cli import main
 from lcnet.events import MatchOptions
@@ -107,6 +108,10 @@ def test_a_match_bots_played_is_listed_with_its_bot_and_resumes_as_it_says(
         },
     )
     host_home, joiner_home = tmp_path / "host", tmp_path / "joiner"
+    # Both played under `--name`: their identities' own names are not the match's,
+    # and a resume must rebuild the frames as they were sent (it failed, exit 1).
+    for home in (host_home, joiner_home):
+        (home / identity.PROFILE_FILE).write_text(json.dumps({"version": 1, "name": "Zed"}))
 
     mine = listed(replays, host_home, tmp_path)
     assert out_count(mine, ".lcnet") == 2, mine  # both unfinished matches are listed
