@@ -106,7 +106,8 @@ MAX_LISTED_TRIALS: Final = 8
 
 
 def full_reason(limit: int) -> str:
-    return f"this match already has the {limit} spectators its host allows"
+    spectators = "spectator" if limit == 1 else "spectators"
+    return f"this match already has the {limit} {spectators} its host allows"
 
 
 @dataclass
@@ -236,7 +237,8 @@ class Audience:
         watcher.asked_at = now
         # A spectator of the match before (a rematch) is answered from that match.
         before = self._previous if self._previous and frame.game == self._previous.game else None
-        previous, watcher.acked = watcher.acked, message.have
+        # What it holds of this match: none yet while it still asks about the one before.
+        previous, watcher.acked = watcher.acked, message.have if before is None else 0
         if watcher.live and message.have > previous and before is None:
             return None  # it reads on: what it lacks is on its way (asked again if lost)
         if now - watcher.served_at < SERVE_INTERVAL and message.have <= watcher.served_have:

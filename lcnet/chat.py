@@ -51,7 +51,7 @@ def line_to_say(text: str) -> str:
     a character that is not printable)."""
     text = text.strip()
     if not text:
-        raise ValueError("say what? (:say followed by the line)")
+        raise ValueError("say what? (say, then the line to send)")
     if not text.isprintable():
         raise ValueError("a line to the opponent holds printable characters only")
     size = len(text.encode("utf-8"))

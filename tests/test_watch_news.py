@@ -188,3 +188,40 @@ def test_a_spectator_shows_only_what_a_player_signed_for_this_match(tmp_path: Pa
     back = spectator.receive([frame(wire.Opponent(here=True), keys[Seat.HOST])]).lines
     assert back == ["Joe is connected to the host again"]
     table.close()
+
+
+def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
+    tmp_path: Path,
+) -> None:
+    """A spectator that still asks about the finished match holds nothing of
+    the rematch: the host's end of the rematch waits for it (a user saw fast
+    bots finish the rematch and the host leave while the spectator was a
+    second behind; it never got the second match)."""
+    from lcnet import rematch
+    from lcnet.audience import Audience
+
+    table = Table(tmp_path, seed=9)
+    table.run()
+    finished = table.host
+    assert rematch.possible(finished)
+    sent: list[list[bytes]] = []
+    crowd = Audience(
+        8, lambda ident, parts: sent.append(parts) is None, lambda: None, table.keys[Seat.HOST]
+    )
+    watcher = nacl.signing.SigningKey.generate()
+
+    def ask(have: int, game: bytes, now: float) -> None:
+        message = wire.Watch(v=[1, 1], name="W", key=bytes(watcher.verify_key), have=have)
+        frame = wire.decode_frame(wire.make_frame(message, watcher, game=game).raw)
+        assert crowd.request(b"w", frame, session, now) is None
+
+    session = finished
+    ask(0, bytes(32), 0.0)
+    ask(len(finished.chain), finished.game_id or b"", 1.0)  # all of it: a place
+    assert not crowd.behind(len(finished.chain))
+    crowd.next_match(finished, lambda: None)
+    session = rematch.next_session(finished, table.keys[Seat.HOST], bytes(32))
+    ask(len(finished.chain), finished.game_id or b"", 2.0)  # still on the finished one
+    assert crowd.behind(1)  # it holds nothing of the rematch yet
+    # It is answered from the finished match (its end, then the players' answers).
+    assert sent[-1] and wire.decode_frame(sent[-1][0]).game == finished.game_id

@@ -40,6 +40,7 @@ exit status:
   {ExitCode.UNREACHABLE}  the host cannot be reached: nothing listens at the address, or it never
      answered
   {ExitCode.NO_GAMES}  (join without an address) no game was found on the local network
+  {ExitCode.INTERRUPTED}  interrupted (Ctrl-C): an unfinished match is saved, as when you leave
 """
 """The exit codes of the commands that play over the network (their --help epilog)."""
 
