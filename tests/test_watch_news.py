@@ -225,3 +225,54 @@ def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
     assert crowd.behind(1)  # it holds nothing of the rematch yet
     # It is answered from the finished match (its end, then the players' answers).
     assert sent[-1] and wire.decode_frame(sent[-1][0]).game == finished.game_id
+
+
+def test_a_joiner_that_dies_is_seen_at_once_not_after_the_peer_timeout(
+    tmp_path: Path,
+) -> None:
+    """The joiner's program dies (its connection closes, no bye): the host sees
+    its connection close and says so, and tells its spectators, though its
+    peer timeout is 10 minutes (a user measured 11 s with the default 10 s)."""
+    from lcnet.frontend import Status
+    from lcnet.net import Timing
+
+    lines: list[str] = []
+    statuses: list[Status] = []
+    patient = Timing(ping_interval=0.2, peer_timeout=600.0, connect_timeout=15.0)
+
+    async def main() -> list[str]:
+        ctx = zmq.asyncio.Context()
+        host, port = local_host(tmp_path / "h", ctx, seed=91, timing=patient)
+        joiner = local_joiner(tmp_path / "j", ctx, port, seed=92)
+        host.peer.start()
+        watching = asyncio.ensure_future(watch(LOOPBACK, port, _watching(tmp_path, lines)))
+        joiner.peer.start()
+        notices: list[str] = []
+        try:
+            async with asyncio.timeout(DEADLINE):
+                while not (host.session.chain and host.peer.state.watchers):
+                    await host.peer.next_update()
+                while host.peer.status is not Status.PLAYING:
+                    await host.peer.next_update()
+            # Dead: its tasks stop and its socket closes at once, nothing said.
+            for task in joiner.peer._tasks:
+                task.cancel()
+            joiner.peer._sock.close(linger=0)
+            async with asyncio.timeout(DEADLINE):
+                while not any("connection closed" in notice for notice in notices):
+                    update = await host.peer.next_update()
+                    if update.notice:
+                        notices.append(update.notice)
+            await _line(lines, "has lost local joiner's connection")
+            statuses.append(host.peer.status)
+        finally:
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
+            await host.peer.aclose()
+            ctx.destroy(linger=0)
+        return notices
+
+    notices = asyncio.run(main())
+    assert any("connection closed" in notice for notice in notices), notices
+    assert statuses[-1] is Status.DISCONNECTED
