@@ -203,12 +203,6 @@ def silence_notice(seconds: float) -> str:
     )
 
 
-CLOSED_NOTICE: Final = (
-    "the opponent's connection closed (its program stopped, or its machine went "
-    "away); waiting for it to come back (or quit: the match is saved and "
-    "`lcnet resume` continues it)"
-)
-
 _WAITING: Final = (Status.DISCONNECTED, Status.CONNECTING, Status.WAITING_FOR_PEER)
 """Statuses from which hearing the opponent means playing."""
 _LIVE: Final = (Status.PLAYING, Status.CONNECTING)
@@ -406,15 +400,9 @@ class Link:
         self._redial_at = None
 
     def disconnected(self, now: float) -> list[Action]:
-        """The connection to the opponent dropped. A joiner's: unless ZeroMQ
-        redials soon, the link does. A host's (the opponent's program closed
-        it, or was killed): the opponent is away now, not after the peer timeout."""
-        if self.closed:
+        """The joiner's connection dropped: unless ZeroMQ redials soon, the link does."""
+        if self.closed or self.role is not Seat.JOINER:
             return []
-        if self.role is Seat.HOST:
-            if self.status is not Status.PLAYING:
-                return []
-            return [*self._set(Status.DISCONNECTED), Notice(CLOSED_NOTICE)]
         self._redial_at = now + REDIAL_GRACE
         return self._set(Status.DISCONNECTED) if self.status is Status.PLAYING else []
 

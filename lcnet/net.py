@@ -142,8 +142,8 @@ class NetPeer:
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
         self._link = Link(self._seat, timing, clock(), role=self._role)
         """Every decision that depends on time (see :mod:`lcnet.link`)."""
-        self._line: _JoinerLine | _HostLine | None = None
-        """The connection's events (a joiner's: and the redial, :class:`link.Redial`)."""
+        self._line: _JoinerLine | None = None
+        """For a joiner: its connection's events, and the redial (:class:`link.Redial`)."""
         self._failure: UserError | None = None
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
@@ -286,9 +286,8 @@ class NetPeer:
 
     def start(self) -> None:
         """Start the receive task and the one that feeds the link the clock and
-        the connection's events (watched from now: the first message is the peer's)."""
+        the connection's events."""
         loop = asyncio.get_running_loop()
-        self._line = _HostLine(self._sock) if self._role is Seat.HOST else _JoinerLine(self._sock)
         self._tasks = [
             loop.create_task(self._receive_loop()),
             loop.create_task(self._pump_loop()),
@@ -315,8 +314,6 @@ class NetPeer:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self._line is not None:
-            self._line.close()  # also when the pump never ran (closed at once)
         if not keep_socket:
             self._sock.close(linger=CLOSE_LINGER_MS)
         self._file.close()
@@ -333,16 +330,13 @@ class NetPeer:
     # -- receiving
 
     async def _receive_loop(self) -> None:
-        while (message := await _next_message(self._sock)) is not None:
-            parts, fd = message
+        while (parts := await _next_message(self._sock)) is not None:
             if len(parts) != (2 if self._role is Seat.HOST else 1):
                 self.dropped += 1
                 continue
             ident, raw = (b"", *parts) if len(parts) == 1 else parts
             try:
                 self._handle(ident, raw)
-                if isinstance(self._line, _HostLine) and ident == self._door.peer:
-                    self._line.peer_fd = fd  # the opponent's connection, as it is now
             except UserError as exc:  # a refused host (the joiner's only peer): stop
                 self._fail(exc)
             except Exception as exc:
@@ -549,28 +543,30 @@ class NetPeer:
         self._notice(admission.gave_up_notice(name, seconds))
 
     async def _pump_loop(self) -> None:
-        """Feed the link the clock and the connection's events, and act on them."""
-        host, line = self._role is Seat.HOST, self._line
-        assert line is not None
+        """Feed the link the clock and (a joiner's) connection events, and act on them."""
+        line = self._line = _JoinerLine(self._sock) if self._role is Seat.JOINER else None
         try:
             # A closed link (the side failed) has nothing more to time: the loop ends.
             while not self._link.closed:
                 wait = max(0.0, self._link.next_deadline() - self._clock())
-                event = await line.next_event(min(wait, SPECTATOR_CHECK) if host else wait)
-                if event is _LineEvent.DOWN:
-                    self._apply(self._link.disconnected(self._clock()))
-                elif event is _LineEvent.UP:
-                    # (Re)connected: whatever was in flight may be lost; catch up.
-                    self._apply(self._link.connected(self._clock(), _snapshot(self._session)))
-                elif event is _LineEvent.RETRYING:
-                    self._link.reconnecting()
-                self._audience.expire(self._clock())  # (a joiner's has no one)
-                # Ticked after every event too: a flood of a host's events starves nothing.
+                if line is None:
+                    await asyncio.sleep(min(wait, SPECTATOR_CHECK))
+                    self._audience.expire(self._clock())
+                elif (event := await line.next_event(wait)) is not None:
+                    if event is _LineEvent.DOWN:
+                        self._apply(self._link.disconnected(self._clock()))
+                    elif event is _LineEvent.UP:
+                        # (Re)connected: whatever was in flight may be lost; catch up.
+                        self._apply(self._link.connected(self._clock(), _snapshot(self._session)))
+                    elif event is _LineEvent.RETRYING:
+                        self._link.reconnecting()
+                    continue
                 self._apply(self._link.tick(self._clock(), _snapshot(self._session)))
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
-            line.close()
+            if line is not None:
+                line.close()
 
     def _redial(self, *, silent: bool = False) -> None:
         """Dial the host again: ZeroMQ gave up (REDIAL_GRACE), or it fell ``silent``."""
@@ -754,9 +750,8 @@ class _Talk:
             self._say(wire.Rematch(ok=False))
 
 
-async def _next_message(sock: zmq.asyncio.Socket) -> tuple[list[bytes], int] | None:
-    """The socket's next message and the descriptor of the connection it came
-    on (``None``: the socket is closed)."""
+async def _next_message(sock: zmq.asyncio.Socket) -> list[bytes] | None:
+    """The socket's next message (``None``: the socket is closed)."""
     while True:
         # A waiting message is received without a pause: yield first, so
         # that a task awaiting updates runs on the last frame's effect (a
@@ -767,8 +762,7 @@ async def _next_message(sock: zmq.asyncio.Socket) -> tuple[list[bytes], int] | N
             # for a rematch (cancelled at the poll) leaves every message
             # unread for the next match's peer.
             await sock.poll()  # readable
-            frames = await sock.recv_multipart(flags=zmq.NOBLOCK, copy=False)
-            return [frame.bytes for frame in frames], int(frames[-1].get(zmq.SRCFD))
+            return await sock.recv_multipart(flags=zmq.NOBLOCK)
         except zmq.Again:
             continue
         except zmq.ZMQError:
@@ -900,37 +894,6 @@ class _JoinerLine:
         with contextlib.suppress(zmq.ZMQError):
             self._sock.connect(self._endpoint)
         return True
-
-    def close(self) -> None:
-        with contextlib.suppress(zmq.ZMQError):
-            self._sock.disable_monitor()
-        self._monitor.close(linger=0)
-
-
-class _HostLine:
-    """A host's connections as ZeroMQ's monitor reports them: which one closed.
-    The opponent's is told apart by its descriptor (``peer_fd``, from the
-    last message it sent), so a killed opponent is seen at once, not after
-    the peer timeout; a stranger's connections closing are nothing to it."""
-
-    def __init__(self, sock: zmq.asyncio.Socket) -> None:
-        self._sock = sock
-        self._monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
-        self.peer_fd: int | None = None
-
-    async def next_event(self, seconds: float) -> _LineEvent | None:
-        """``DOWN`` when the opponent's connection closed; ``None`` if nothing came
-        within ``seconds``; ``OTHER`` for another connection."""
-        if not await _event_within(self._monitor, seconds):
-            return None
-        event = await recv_monitor_message(self._monitor)
-        if self.peer_fd is not None and event["value"] == self.peer_fd:
-            self.peer_fd = None  # once: a descriptor is reused by later connections
-            return _LineEvent.DOWN
-        return _LineEvent.OTHER
-
-    def redial(self) -> bool:
-        return False  # a host listens: its opponent dials again
 
     def close(self) -> None:
         with contextlib.suppress(zmq.ZMQError):

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from lcnet.frontend import Status
 from lcnet.link import (
-    CLOSED_NOTICE,
     REDIAL_GRACE,
     RESEND_INTERVAL,
     RESIGN_PENDING_NOTICE,
@@ -455,15 +454,12 @@ def test_a_joiner_still_connecting_redials_without_a_status_change() -> None:
     assert link.tick(T0 + REDIAL_GRACE, Snapshot(frames=1)) == [Redial()]
 
 
-def test_a_host_whose_opponent_s_connection_closed_counts_it_away_at_once() -> None:
-    # The adapter tells a host only its opponent's connection closing (by its
-    # descriptor): away now, not after the peer timeout; nothing to redial.
+def test_a_host_ignores_its_socket_s_connections() -> None:
     link = playing(HOST)
-    assert link.disconnected(T0) == [StatusChanged(Status.DISCONNECTED), Notice(CLOSED_NOTICE)]
-    assert link.disconnected(T0) == []  # once
-    assert link.connected(T0, THEIR_TURN) == []  # a host dials no one
+    assert link.disconnected(T0) == []
+    assert link.connected(T0, THEIR_TURN) == []
+    assert link.status is Status.PLAYING
     assert link.next_deadline() == T0 + TIMING.ping_interval
-    assert link.heard(T0 + 1, THEIR_TURN) == [StatusChanged(Status.PLAYING)]  # back
 
 
 def test_a_failed_link_never_redials() -> None:
