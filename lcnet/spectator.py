@@ -193,17 +193,7 @@ class Spectator:
 
     def players(self) -> list[Player]:
         """The players known so far (from the transcript's hello and welcome)."""
-        observer = self.observer
-        return [
-            Player(
-                seat,
-                observer.names.get(seat, str(seat)),
-                observer.keys[seat],
-                seat in observer.bots,
-            )
-            for seat in Seat
-            if seat in observer.keys
-        ]
+        return players_of(self.observer)
 
     def _record(self) -> MatchRecord:
         """The match so far, as ``lcnet replay`` would load it (names, positions)."""
@@ -529,6 +519,17 @@ class Spectator:
                 )
                 lines.append((False, text))
         return lines
+
+
+def players_of(observer: Observer) -> list[Player]:
+    """The players an observer knows so far (from the transcript's hello and welcome)."""
+    return [
+        Player(
+            seat, observer.names.get(seat, str(seat)), observer.keys[seat], seat in observer.bots
+        )
+        for seat in Seat
+        if seat in observer.keys
+    ]
 
 
 def rematch_possible(observer: Observer) -> bool:

@@ -35,7 +35,7 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet.replay import Follower, MatchRecord, Position
 from lcnet.seat import Seat
-from lcnet.spectator import Player, who_plays
+from lcnet.spectator import Player, players_of, who_plays
 from lcnet.textsafe import shown
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
@@ -226,17 +226,7 @@ class WatchScreen(Redrawn):
 
     def players(self) -> list[Player]:
         """The players known so far (as :meth:`lcnet.spectator.Spectator.players`)."""
-        observer = self.follower.observer
-        return [
-            Player(
-                seat,
-                observer.names.get(seat, str(seat)),
-                observer.keys[seat],
-                seat in observer.bots,
-            )
-            for seat in Seat
-            if seat in observer.keys
-        ]
+        return players_of(self.follower.observer)
 
     # -- keys
 
