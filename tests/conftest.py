@@ -14,6 +14,7 @@ import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hypothesis import HealthCheck, settings
 
@@ -49,6 +50,9 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os
 
 
 import pytest  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.netns import Lan, Lan3
 
 _MEMORY_FS = "/dev/shm"
 _MEMORY_BASETEMP = pytest.StashKey[str]()
@@ -114,3 +118,27 @@ def refused_port() -> Iterator[int]:
 
     with refusing_port() as port:
         yield port
+
+
+@pytest.fixture
+def lan() -> Iterator[Lan]:
+    """Two machines: network namespaces joined by a veth pair (tests/netns.py)."""
+    from tests.netns import NamespacesUnavailable, two_namespaces
+
+    try:
+        with two_namespaces() as made:
+            yield made
+    except NamespacesUnavailable as exc:
+        pytest.skip(f"no network namespaces here: {exc}")
+
+
+@pytest.fixture
+def lan3() -> Iterator[Lan3]:
+    """Three machines: namespaces joined through a bridge (tests/netns.py)."""
+    from tests.netns import NamespacesUnavailable, three_namespaces
+
+    try:
+        with three_namespaces() as made:
+            yield made
+    except NamespacesUnavailable as exc:
+        pytest.skip(f"no network namespaces here: {exc}")

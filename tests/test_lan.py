@@ -13,10 +13,7 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from lcnet import audit, identity
 from lcnet.errors import ExitCode
@@ -26,9 +23,6 @@ from tests.netns import (
     ADDRESS_B,
     Lan,
     Lan3,
-    NamespacesUnavailable,
-    three_namespaces,
-    two_namespaces,
 )
 from tests.netutil import (
     DEADLINE,
@@ -41,24 +35,6 @@ from tests.netutil import (
     spawn_listening,
     stop,
 )
-
-
-@pytest.fixture
-def lan() -> Iterator[Lan]:
-    try:
-        with two_namespaces() as made:
-            yield made
-    except NamespacesUnavailable as exc:
-        pytest.skip(f"no network namespaces here: {exc}")
-
-
-@pytest.fixture
-def lan3() -> Iterator[Lan3]:
-    try:
-        with three_namespaces() as made:
-            yield made
-    except NamespacesUnavailable as exc:
-        pytest.skip(f"no network namespaces here: {exc}")
 
 
 async def spawn_in(

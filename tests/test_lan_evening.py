@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,35 +19,18 @@ import pytest
 from lcnet import audit
 from lcnet.errors import ExitCode
 from lcnet.replaylog import read_replay
-from tests.netns import ADDRESS_A, Lan, Lan3, NamespacesUnavailable, three_namespaces
+from tests.netns import ADDRESS_A, Lan, Lan3
 from tests.netutil import (
     DEADLINE,
     HOST_TIMING_ARGS,
     TIMING_ARGS,
     finish,
-    spawn,
     spawn_listening,
     stop,
 )
+from tests.test_lan import spawn_in
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def lan3() -> Iterator[Lan3]:
-    try:
-        with three_namespaces() as made:
-            yield made
-    except NamespacesUnavailable as exc:
-        pytest.skip(f"no network namespaces here: {exc}")
-
-
-async def _in(
-    namespace: str, args: list[str], directory: Path, *, typed: bool = False
-) -> asyncio.subprocess.Process:
-    return await spawn(
-        args, directory / "home", directory, typed=typed, prefix=Lan.exec_in(namespace)
-    )
 
 
 async def _listening(
@@ -104,12 +86,14 @@ def test_spectators_are_told_of_a_killed_host_wait_for_it_and_follow_the_rematch
             spectators = []
             for name in ("s1", "s2"):
                 replays = str(tmp_path / name / "replays")
-                proc = await _in(lan3.c, ["watch", where, "--replays", replays], tmp_path / name)
+                proc = await spawn_in(
+                    lan3.c, ["watch", where, "--replays", replays], tmp_path / name
+                )
                 procs.append(proc)
                 spectators.append(Lines(proc))
             joiner_args = ["join", where, "--bot", "random", *rematch, *TIMING_ARGS]
             joiner_args += ["--replays", str(tmp_path / "j" / "replays")]
-            joiner = await _in(lan3.b, joiner_args, tmp_path / "j")
+            joiner = await spawn_in(lan3.b, joiner_args, tmp_path / "j")
             procs.append(joiner)
             # Mid-match for sure: the joiner is frozen at the first move the spectators
             # see (the match cannot go on without it), and the host is killed.
@@ -177,19 +161,19 @@ def test_a_line_said_is_seen_on_both_screens_and_by_a_spectator(lan3: Lan3, tmp_
         procs = [host]
         try:
             # A bad bot option on the joiner's machine: refused before any socket or file.
-            bad = await _in(
+            bad = await spawn_in(
                 lan3.b,
                 ["join", where, "--bot", "hard:foo=1", "--replays", str(tmp_path / "bad")],
                 tmp_path / "bad",
             )
             bad_code, _, bad_err = await finish(bad)
             replays = str(tmp_path / "s" / "replays")
-            watcher = await _in(lan3.c, ["watch", where, "--replays", replays], tmp_path / "s")
+            watcher = await spawn_in(lan3.c, ["watch", where, "--replays", replays], tmp_path / "s")
             procs.append(watcher)
             seen = Lines(watcher)
             joiner_args = ["join", where, "--bot", "random", *TIMING_ARGS]
             joiner_args += ["--replays", str(tmp_path / "j" / "replays")]
-            joiner = await _in(lan3.b, joiner_args, tmp_path / "j")
+            joiner = await spawn_in(lan3.b, joiner_args, tmp_path / "j")
             procs.append(joiner)
             _, host_out, _ = await finish(host, b"say hello from the host machine\nresign\n")
             _, joiner_out, joiner_err = await finish(joiner)
