@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
+from typing import Any
 
 import nacl.signing
+import pytest
 import zmq.asyncio
 
 from lcnet import audit, wire
@@ -101,9 +103,25 @@ def test_the_spectator_sees_the_players_lines_and_the_host_losing_its_opponent(
     assert sum("says: thanks!" in line for line in lines) == 1
 
 
-def test_a_spectator_follows_the_players_into_their_rematch(tmp_path: Path) -> None:
-    """Two bots agree on another match: the spectator says so, keeps each
-    match in its own file, each equal to the players' files and VALID."""
+def test_a_spectator_follows_the_players_into_their_rematch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two bots agree on another match: the spectator, which holds a place
+    before the first begins, says so, keeps each match in its own file, each
+    equal to the players' files and VALID."""
+    from lcnet.audience import Audience
+
+    # Its second watch gives it a place. One still on trial when a fast match
+    # ends can be shown the rematch alone (a limit stated in the closing note
+    # of 2026-12-07): with the joiner started at once, 1 run of 4 failed.
+    asked: list[bool] = []
+    request = Audience.request
+
+    def counted(self: Audience, *args: Any, **kwargs: Any) -> str | None:
+        asked.append(True)
+        return request(self, *args, **kwargs)
+
+    monkeypatch.setattr(Audience, "request", counted)
     lines: list[str] = []
     ended: list[Watched] = []
     players = [
@@ -135,6 +153,8 @@ def test_a_spectator_follows_the_players_into_their_rematch(tmp_path: Path) -> N
             port = await listening
             how = _watching(tmp_path, lines, on_match_end=ended.append)
             watching = asyncio.ensure_future(watch(LOOPBACK, port, how))
+            while len(asked) < 2:  # the host has had its second watch: a place
+                await asyncio.sleep(0.02)
             joined = await join_match(host=LOOPBACK, port=port, player=players[1])
             assert (await host, joined) == (0, 0)
             return await watching
