@@ -298,22 +298,26 @@ class Audience:
     def status(
         self, status: Status, sign: Callable[[wire.Message], wire.Frame], now: float
     ) -> None:
-        """The host's status changed: tell its spectators, in an ``opponent``
-        frame (made with ``sign``), when its opponent's connection goes (or,
-        to a resumed host, is not back yet) and when it comes back. Answers
-        repeat it while the opponent is away."""
+        """The host's status changed: its opponent's connection is gone (or, to a
+        resumed host, not back yet), or it plays again (see :meth:`opponent`)."""
+        if status in (Status.DISCONNECTED, Status.WAITING_FOR_PEER):
+            self.opponent(False, sign, now)
+        elif status is Status.PLAYING:
+            self.opponent(True, sign, now)
+
+    def opponent(self, here: bool, sign: Callable[[wire.Message], wire.Frame], now: float) -> None:
+        """Tell the spectators, in an ``opponent`` frame (made with ``sign``),
+        when the host's opponent goes quiet or away, and when it is back, once
+        each way. Answers repeat it while the opponent is away."""
         if self.limit == 0:
             return  # no spectators (a joiner's side, or a host that takes none)
-        away = status in (Status.DISCONNECTED, Status.WAITING_FOR_PEER)
-        if away == (self._opponent_away is not None):
+        if here == (self._opponent_away is None):
             return  # as the spectators were told
-        if not away and status is not Status.PLAYING:
-            return
         try:
-            raw = sign(wire.Opponent(here=not away)).raw
+            raw = sign(wire.Opponent(here=here)).raw
         except (LocalProtocolError, SessionFailed):
             return  # no match to speak of yet, or this side stopped
-        self._opponent_away = raw if away else None
+        self._opponent_away = None if here else raw
         self.tell(raw, now)
 
     def next_match(self, finished: Session, on_change: Callable[[], None]) -> Audience:

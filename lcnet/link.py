@@ -32,6 +32,13 @@ reconnecting). When it does reconnect, it says so at once (``EVENT_CONNECT_RETRI
 follows ``EVENT_DISCONNECTED`` within the same I/O step), so a second of silence
 means it has given up; dialing again when it had not costs one extra connection."""
 
+QUIET_AFTER: Final = 3.5
+"""Seconds of silence after which the opponent counts as quiet. A live peer
+pings every ``ping_interval`` (2 s) and answers each of ours, so a host hears
+from it about every second; 3.5 s of nothing means its program stopped or its
+connection went. The host tells its spectators at once (the player's own
+screen waits for the peer timeout, which ends nothing either)."""
+
 SYNC_MIN_INTERVAL: Final = 0.5
 """At most two sync frames a second: they are cheap, but a loop of them is not."""
 
@@ -61,6 +68,12 @@ class Timing:
     further for this long gives up on it and waits for another opponent: one
     hello that goes no further must not hold the host (a real opening takes
     well under a second)."""
+
+    @property
+    def quiet_after(self) -> float:
+        """Silence after which the opponent counts as *quiet* (see :class:`OpponentQuiet`):
+        :data:`QUIET_AFTER`, or more with slow pings, never more than the peer timeout."""
+        return min(self.peer_timeout, max(QUIET_AFTER, 1.75 * self.ping_interval))
 
 
 @dataclass(frozen=True)
@@ -165,6 +178,15 @@ class OpponentGone:
 
 
 @dataclass(frozen=True)
+class OpponentQuiet:
+    """The opponent has sent nothing for :attr:`Timing.quiet_after` (``quiet``),
+    or is heard again after that (not ``quiet``): a host tells its spectators
+    (docs/PROTOCOL.md §6.6) long before its peer timeout. Said once each way."""
+
+    quiet: bool
+
+
+@dataclass(frozen=True)
 class ConnectTimedOut:
     """The host never answered within the connect timeout: the adapter stops
     (and calls :meth:`Link.fail`)."""
@@ -183,6 +205,7 @@ Action = (
     | Redial
     | AbandonOpening
     | OpponentGone
+    | OpponentQuiet
     | ConnectTimedOut
 )
 
@@ -241,6 +264,9 @@ class Link:
         """When the transcript last grew (see :attr:`Timing.opening_timeout`)."""
         self._gone_told = False
         """:class:`OpponentGone` was said (once per match)."""
+        self._quiet_at: float | None = now + timing.quiet_after
+        """When the opponent counts as quiet unless heard before (None: it is, or was)."""
+        self._quiet_told = False
 
     # -- time
 
@@ -250,9 +276,8 @@ class Link:
         and so never moves this deadline on (a deadline in the past would be due forever)."""
         if self.closed:
             return math.inf
-        if self._redial_at is not None:
-            return min(self._next_tick, self._redial_at)
-        return self._next_tick
+        due = [self._next_tick, self._redial_at, self._quiet_at]
+        return min(when for when in due if when is not None)
 
     def tick(self, now: float, match: Snapshot) -> list[Action]:
         """Time has passed: redial, ping, ask for missing frames, notice silence, give up."""
@@ -262,6 +287,11 @@ class Link:
         if self._redial_at is not None and now >= self._redial_at:
             self._redial_at = None
             actions.append(Redial())
+        if self._quiet_at is not None and now >= self._quiet_at:
+            self._quiet_at = None  # armed again when the opponent is heard
+            if match.opponent_known and self.status in _LIVE and not match.over:
+                self._quiet_told = True
+                actions.append(OpponentQuiet(True))
         if now < self._next_tick:
             return actions
         self._next_tick = now + self.timing.ping_interval
@@ -316,10 +346,15 @@ class Link:
         if self.closed:
             return []
         self._last_heard = now
+        self._quiet_at = now + self.timing.quiet_after
         self._progress(now, match)
+        actions: list[Action] = []
+        if self._quiet_told:
+            self._quiet_told = False
+            actions.append(OpponentQuiet(False))
         if self.status in _WAITING and match.opponent_known:
-            return self._set(Status.PLAYING)
-        return []
+            actions += self._set(Status.PLAYING)
+        return actions
 
     def stepped(self, now: float, match: Snapshot) -> list[Action]:
         """The session took a step (its frames sent, its events shown)."""

@@ -522,6 +522,8 @@ class NetPeer:
                     self._fail(Unreachable(UNREACHABLE_TEXT))
                 case link.OpponentGone():
                     self._talk.gone()
+                case link.OpponentQuiet(quiet=quiet):
+                    self._audience.opponent(not quiet, self._session.control, self._clock())
                 case link.AbandonOpening():
                     self._abandon_opening()
 

@@ -341,8 +341,9 @@ class Spectator:
             line = (
                 f"{other} is connected to the host again"
                 if message.here
-                else f"the host ({names.get(signer)}) has lost {other}'s connection: "
-                "waiting for it to come back (the match is saved on both sides)"
+                else f"the host ({names.get(signer)}) hears nothing from {other}: its "
+                "program stopped or its connection is lost; waiting for it to come back "
+                "(the match is saved on both sides)"
             )
         if line is not None:
             out.lines.append(line)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from lcnet.frontend import Status
 from lcnet.link import (
+    QUIET_AFTER,
     REDIAL_GRACE,
     RESEND_INTERVAL,
     RESIGN_PENDING_NOTICE,
@@ -26,6 +27,7 @@ from lcnet.link import (
     Link,
     Notice,
     OpponentGone,
+    OpponentQuiet,
     PeerCaughtUp,
     Redial,
     Resend,
@@ -60,6 +62,11 @@ def playing(seat: Seat = HOST, now: float = T0) -> Link:
 
 def of(kind: type, actions: list[Action]) -> list[Action]:
     return [a for a in actions if isinstance(a, kind)]
+
+
+def not_quiet(actions: list[Action]) -> list[Action]:
+    """The actions but :class:`OpponentQuiet` (tested on its own)."""
+    return [a for a in actions if not isinstance(a, OpponentQuiet)]
 
 
 # ------------------------------------------------------------ start and status
@@ -146,6 +153,7 @@ def test_pings_are_numbered_and_paced_by_the_ping_interval() -> None:
     link = playing()
     first = link.tick(T0 + 2, OUR_TURN)
     assert first == [SendPing(1)]
+    link.heard(T0 + 2, OUR_TURN)  # its pong
     assert link.next_deadline() == T0 + 4
     assert link.tick(T0 + 3, OUR_TURN) == []
     assert link.tick(T0 + 4, OUR_TURN) == [SendPing(2)]
@@ -153,17 +161,49 @@ def test_pings_are_numbered_and_paced_by_the_ping_interval() -> None:
 
 def test_a_late_tick_schedules_the_next_from_when_it_ran() -> None:
     link = playing()
-    assert link.tick(T0 + 7, OUR_TURN) == [SendPing(1)]
+    assert not_quiet(link.tick(T0 + 7, OUR_TURN)) == [SendPing(1)]
     assert link.next_deadline() == T0 + 9
 
 
 def test_waiting_for_the_opponent_s_frame_asks_for_it_with_each_ping() -> None:
     link = playing()
     assert link.tick(T0 + 2, THEIR_TURN) == [SendPing(1), SendSync()]
-    assert link.tick(T0 + 4, THEIR_TURN) == [SendPing(2), SendSync()]
+    assert not_quiet(link.tick(T0 + 4, THEIR_TURN)) == [SendPing(2), SendSync()]
     # Not when it is our turn, nor when the match is over.
     assert link.tick(T0 + 6, OUR_TURN) == [SendPing(3)]
     assert link.tick(T0 + 8, OVER) == [SendPing(4)]
+
+
+def test_a_quiet_opponent_is_said_once_long_before_the_peer_timeout_and_back_once() -> None:
+    link = playing()
+    quiet = TIMING.quiet_after
+    assert TIMING.ping_interval < quiet < TIMING.peer_timeout
+    assert link.next_deadline() == T0 + TIMING.ping_interval
+    assert of(OpponentQuiet, link.tick(T0 + 2, THEIR_TURN)) == []
+    assert link.next_deadline() == T0 + quiet  # before the next ping
+    assert link.tick(T0 + quiet, THEIR_TURN) == [OpponentQuiet(True)]
+    assert link.status is Status.PLAYING  # only the peer timeout changes that
+    assert of(OpponentQuiet, link.tick(T0 + 4, THEIR_TURN)) == []  # said once
+    assert link.heard(T0 + 5, THEIR_TURN) == [OpponentQuiet(False)]
+    assert link.heard(T0 + 6, THEIR_TURN) == []  # said once
+    assert link.next_deadline() == T0 + 6  # the next ping; quiet again at 6 + 3.5
+
+
+def test_no_quiet_is_said_without_an_opponent_after_the_end_or_when_closed() -> None:
+    for match in (NEW, OVER):
+        link = playing() if match is OVER else Link(HOST, TIMING, T0)
+        link.stepped(T0, match)
+        assert of(OpponentQuiet, link.tick(T0 + 9, match)) == []
+        assert link.next_deadline() > T0 + 9  # nothing left due in the past
+    link = playing()
+    link.fail()
+    assert link.tick(T0 + 9, THEIR_TURN) == [] and link.heard(T0 + 9, THEIR_TURN) == []
+
+
+def test_quiet_comes_after_a_ping_missed_and_never_after_the_peer_timeout() -> None:
+    assert Timing().quiet_after == QUIET_AFTER
+    assert Timing(ping_interval=4.0).quiet_after == 7.0
+    assert Timing(ping_interval=0.2, peer_timeout=2.0).quiet_after == 2.0
 
 
 def test_a_silent_opponent_counts_as_disconnected_once_and_is_welcome_back() -> None:
@@ -171,15 +211,18 @@ def test_a_silent_opponent_counts_as_disconnected_once_and_is_welcome_back() -> 
     now = T0
     for _ in range(5):  # pings until the peer timeout
         now += 2
-        assert link.tick(now, OUR_TURN) == [SendPing(len(range(int((now - T0) / 2))))]
+        assert not_quiet(link.tick(now, OUR_TURN)) == [SendPing(int((now - T0) / 2))]
     now += 2  # 12 s of silence
-    actions = link.tick(now, OUR_TURN)
+    actions = not_quiet(link.tick(now, OUR_TURN))
     assert actions[:2] == [SendPing(6), StatusChanged(Status.DISCONNECTED)]
     (notice,) = of(Notice, actions)
     assert isinstance(notice, Notice) and "no answer from the opponent for 12 s" in notice.text
     assert "lcnet resume" in notice.text
     assert link.tick(now + 2, OUR_TURN) == [SendPing(7)]  # said once
-    assert link.heard(now + 3, THEIR_TURN) == [StatusChanged(Status.PLAYING)]
+    assert link.heard(now + 3, THEIR_TURN) == [
+        OpponentQuiet(False),
+        StatusChanged(Status.PLAYING),
+    ]
     assert of(StatusChanged, link.tick(now + 5, OUR_TURN)) == []  # heard 2 s ago
 
 

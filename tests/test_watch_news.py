@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,23 @@ import zmq.asyncio
 
 from lcnet import audit, wire
 from lcnet.events import MatchOptions, Said
+from lcnet.link import Timing
 from lcnet.netplay import Player, host_match, join_match
 from lcnet.replaylog import read_replay
 from lcnet.seat import Seat
 from lcnet.spectator import Spectator
 from lcnet.watchpeer import Watched, Watching, watch
 from tests.cheaters import Table
-from tests.netutil import DEADLINE, FAST, LOOPBACK, local_host, local_joiner
+from tests.netutil import (
+    DEADLINE,
+    FAST,
+    LOOPBACK,
+    TIMING_ARGS,
+    local_host,
+    local_joiner,
+    replay_file,
+    spawn,
+)
 from tests.test_watch import _identity
 
 
@@ -82,7 +94,7 @@ def test_the_spectator_sees_the_players_lines_and_the_host_losing_its_opponent(
             # The joiner goes without a word (its socket closes, no bye): the host's
             # link finds it silent, and its spectators are told.
             await joiner.peer.aclose()
-            await _line(lines, "has lost local joiner's connection")
+            await _line(lines, "hears nothing from local joiner")
         finally:
             watching.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -101,6 +113,56 @@ def test_the_spectator_sees_the_players_lines_and_the_host_losing_its_opponent(
     assert "local joiner (joiner) says: thanks! 🙂" in lines
     # Told once each, whatever the host repeats in its answers.
     assert sum("says: thanks!" in line for line in lines) == 1
+
+
+def test_spectators_hear_of_a_killed_joiner_long_before_the_peer_timeout(
+    tmp_path: Path,
+) -> None:
+    """The joiner's program is killed (no ``bye``; its socket closes): the host
+    finds it quiet after a few seconds of silence and tells its spectators
+    then, though its own peer timeout (a minute here) is far off; and tells
+    them again when the joiner is back, resumed from its file."""
+    lines: list[str] = []
+
+    async def main() -> None:
+        ctx = zmq.asyncio.Context()
+        timing = Timing(ping_interval=0.2, peer_timeout=600.0, connect_timeout=15.0)
+        host, port = local_host(tmp_path / "h", ctx, seed=83, timing=timing)
+        host.peer.start()
+        watching = asyncio.ensure_future(watch(LOOPBACK, port, _watching(tmp_path, lines)))
+        args = ["join", f"{LOOPBACK}:{port}", "--name", "Kim", *TIMING_ARGS]
+        proc = await spawn(args, tmp_path / "home", tmp_path / "kim", typed=True)
+        try:
+            async with asyncio.timeout(DEADLINE):
+                while not host.peer.state.watchers or len(host.session.chain) < 3:
+                    await host.peer.next_update()
+            os.kill(proc.pid, signal.SIGKILL)
+            assert await asyncio.wait_for(proc.wait(), DEADLINE) == -signal.SIGKILL
+            # Within the deadline, so long before the host's peer timeout.
+            await _line(lines, "hears nothing from Kim")
+            resumed = await spawn(
+                ["resume", str(replay_file(tmp_path / "kim")), *TIMING_ARGS],
+                tmp_path / "home",
+                tmp_path / "kim",
+                typed=True,
+            )
+            try:
+                await _line(lines, "Kim is connected to the host again")
+            finally:
+                resumed.kill()
+                await resumed.wait()
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
+            await host.peer.aclose()
+            ctx.term()
+
+    asyncio.run(main())
+    assert sum("hears nothing from Kim" in line for line in lines) == 1
 
 
 def test_a_spectator_follows_the_players_into_their_rematch(
@@ -203,7 +265,7 @@ def test_a_spectator_shows_only_what_a_player_signed_for_this_match(tmp_path: Pa
     assert shown == ["Joe (joiner) says: hi"]
     assert spectator.opponent_here and not spectator.rematch_declined
     lines = spectator.receive([frame(wire.Opponent(here=False), keys[Seat.HOST])]).lines
-    assert len(lines) == 1 and "has lost Joe's connection" in lines[0]
+    assert len(lines) == 1 and "hears nothing from Joe" in lines[0]
     assert not spectator.opponent_here
     back = spectator.receive([frame(wire.Opponent(here=True), keys[Seat.HOST])]).lines
     assert back == ["Joe is connected to the host again"]
