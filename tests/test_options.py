@@ -26,6 +26,7 @@ import pytest
 
 from lcnet.addresses import interface_addresses
 from lcnet.cli import COMMANDS, main
+from lcnet.wire import MAX_ROUNDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "replays" / "sample-complete-host.lcnet"
@@ -236,6 +237,21 @@ def options_of(command: str) -> list[str]:
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_option_has_bad_values_above(command: str) -> None:
     assert sorted(BAD[command]) == sorted(options_of(command))
+
+
+def help_of(command: str, option: str) -> str | None:
+    """The --help text of ``option`` of ``command`` (``None``: it has no such option)."""
+    parser = argparse.ArgumentParser()
+    importlib.import_module(f"lcnet.cli.{command}").configure(parser)
+    for action in parser._actions:
+        if option in action.option_strings:
+            return action.help
+    return None
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if help_of(c, "--rounds") is not None])
+def test_the_help_of_rounds_says_how_many_are_allowed(command: str) -> None:
+    assert f"1 to {MAX_ROUNDS}" in str(help_of(command, "--rounds"))
 
 
 def test_a_bad_option_of_a_real_host_binds_nothing(tmp_path: Path) -> None:

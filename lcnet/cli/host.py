@@ -62,7 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--suits", type=int, choices=(5, 6), default=5, help="5 suits, or 6 with purple (default 5)"
     )
     parser.add_argument(
-        "--rounds", type=int, default=3, metavar="R", help="rounds in the match (default 3)"
+        "--rounds",
+        type=int,
+        default=3,
+        metavar="R",
+        help=f"rounds in the match, 1 to {MAX_ROUNDS} (default 3)",
     )
     parser.add_argument(
         "--no-announce",

@@ -74,7 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_ROUNDS,
         metavar="R",
-        help=f"rounds per match (default {DEFAULT_ROUNDS})",
+        help=f"rounds per match, 1 to {MAX_ROUNDS} (default {DEFAULT_ROUNDS})",
     )
     parser.add_argument(
         "--seed",
