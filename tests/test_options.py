@@ -26,6 +26,7 @@ import pytest
 
 from lcnet.addresses import interface_addresses
 from lcnet.cli import COMMANDS, main
+from lcnet.cli._netargs import MAX_REMATCHES
 from lcnet.wire import MAX_ROUNDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,7 @@ ROUNDS = ["0", "-1", "21", "x"]
 SUITS = ["4", "7", "x"]
 PORTS = ["-1", "65536", "999999", "x"]
 SPECTATORS = ["-1", "100000", "x"]
-REMATCH = ["-1", "x"]
+REMATCH = ["-1", "101", "100000", "x"]
 PICKS = ["0", "", "\x1b[2J"]
 
 BAD: dict[str, dict[str, list[str]]] = {
@@ -252,6 +253,11 @@ def help_of(command: str, option: str) -> str | None:
 @pytest.mark.parametrize("command", [c for c in COMMANDS if help_of(c, "--rounds") is not None])
 def test_the_help_of_rounds_says_how_many_are_allowed(command: str) -> None:
     assert f"1 to {MAX_ROUNDS}" in str(help_of(command, "--rounds"))
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if help_of(c, "--rematch") is not None])
+def test_the_help_of_rematch_says_how_many_are_allowed(command: str) -> None:
+    assert f"0 to {MAX_REMATCHES}" in str(help_of(command, "--rematch"))
 
 
 def test_a_bad_option_of_a_real_host_binds_nothing(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 from lcnet import identity
 from lcnet.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
@@ -62,9 +63,9 @@ def add_player_arguments(
             type=_count,
             default=0,
             metavar="N",
-            help="with --bot: play up to N more matches when the opponent asks for "
-            "one at the end, each on the same connection with the seats swapped "
-            "(default 0: the bot declines). A person is asked at the end of each match",
+            help=f"with --bot: play up to N more matches, 0 to {MAX_REMATCHES}, when the "
+            "opponent asks for one at the end, each on the same connection with the seats "
+            "swapped (default 0: the bot declines). A person is asked at the end of each match",
         )
     parser.add_argument(
         "--replays",
@@ -126,6 +127,11 @@ def add_player_arguments(
     )
 
 
+MAX_REMATCHES: Final = 100
+"""``--rematch``: more matches a bot plays on one connection. An evening's
+worth and more (a match of 3 rounds takes minutes); a larger number is a typo,
+and it bounds how long one opponent keeps a bot playing without its owner."""
+
 MIN_INTERVAL = 0.01
 """Seconds: below this a liveness timer would spin rather than wait."""
 
@@ -161,13 +167,11 @@ def name_on_first_use(
 
 
 def _count(text: str) -> int:
+    """A whole number (its range is checked with the other options)."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a whole number, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"0 or more, not {value}")
-    return value
 
 
 def check_bot(spec: str) -> None:
@@ -187,7 +191,9 @@ def check_player_options(args: argparse.Namespace, *, plays: bool = True) -> Non
     any socket, file or announcement: a bad one is a usage error naming it
     (``plays``: a match is to be played, and saved in --replays; else the
     folder is only read)."""
-    if getattr(args, "rematch", 0) and args.bot is None:
+    rematches = getattr(args, "rematch", 0)
+    checks.whole("--rematch", rematches, 0, MAX_REMATCHES)
+    if rematches and args.bot is None:
         raise UsageError("--rematch is for --bot: a person is asked at the end of each match")
     if args.bot is not None:
         check_bot(args.bot)
