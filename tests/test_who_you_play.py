@@ -457,20 +457,40 @@ def test_a_refusal_in_line_mode_has_one_reason_and_its_exit_code(tmp_path: Path)
     assert files(me / "r") == []
 
 
-def test_exit_codes_are_listed_in_the_help_of_host_and_join() -> None:
+def help_of(command: str) -> str:
     from lcnet.cli import build_parser
 
     parser = build_parser()
-    for command in ("host", "join"):
-        text = parser._subparsers._group_actions[0].choices[command].format_help()  # type: ignore[union-attr]
-        for code in (
-            ExitCode.REFUSED,
-            ExitCode.KEY_CHANGED,
-            ExitCode.VERSION,
-            ExitCode.UNREACHABLE,
-        ):
-            assert f"  {code}  " in text, (command, code)
-        assert "--accept-new-key" in text
+    text: str = parser._subparsers._group_actions[0].choices[command].format_help()  # type: ignore[union-attr]
+    return text
+
+
+def listed(code: ExitCode, text: str) -> bool:
+    return f"\n  {code:d}  " in text
+
+
+def test_join_s_help_lists_the_joiner_s_own_exit_statuses() -> None:
+    text = help_of("join")
+    for code in (
+        ExitCode.REFUSED,
+        ExitCode.KEY_CHANGED,
+        ExitCode.VERSION,
+        ExitCode.UNREACHABLE,
+        ExitCode.NO_GAMES,
+    ):
+        assert listed(code, text), code
+    assert "the host would not play" in text and "--accept-new-key" in text
+    # Not the host's: a joiner waits for no one, and has no welcome to refuse.
+    assert "no one joined" not in text and "refused your welcome" not in text
+
+
+def test_host_s_help_lists_only_the_statuses_a_host_ends_with() -> None:
+    text = help_of("host")
+    assert listed(ExitCode.REFUSED, text) and "refused your welcome" in text
+    # A host only listens: it is never unreachable, never refuses a host's
+    # key or version (it turns such a joiner away and waits on), never searches.
+    for code in (ExitCode.KEY_CHANGED, ExitCode.VERSION, ExitCode.UNREACHABLE, ExitCode.NO_GAMES):
+        assert not listed(code, text), code
 
 
 # ------------------------------------------------------------ resume errors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
@@ -25,25 +26,113 @@ BIND_HELP = (
     "name (default: every address, IPv4 and IPv6)"
 )
 
-EXIT_CODES = f"""
-exit status:
-  {ExitCode.FINISHED}  the match was played to its end (or resigned), or you stopped before
-     any match started (no one joined: nothing to continue)
-  {ExitCode.DISPUTE}  a dispute (a player broke the rules), or another error
-  {ExitCode.USAGE}  the command line is wrong
-  {ExitCode.UNFINISHED}  you left an unfinished match (`lcnet resume FILE` continues it)
-  {ExitCode.REFUSED}  the opponent would not play: a host busy with another match or that
-     turned you away (it says why), or a joiner that refused your welcome
-  {ExitCode.KEY_CHANGED}  the opponent uses a name you know with another key: it may be
-     someone else; nothing was played (--accept-new-key FINGERPRINT, once
-     you checked it with them, or `lcnet id --forget NAME`)
-  {ExitCode.VERSION}  the opponent runs an lcnet of an incompatible protocol version
-  {ExitCode.UNREACHABLE}  the host cannot be reached: nothing listens at the address, or it never
-     answered
-  {ExitCode.NO_GAMES}  (join without an address) no game was found on the local network
-  {ExitCode.INTERRUPTED}  interrupted (Ctrl-C): an unfinished match is saved, as when you leave
-"""
-"""The exit codes of the commands that play over the network (their --help epilog)."""
+HOST, JOIN, RESUME = "host", "join", "resume"
+
+EXIT_STATUSES: Final[tuple[tuple[ExitCode, frozenset[str], str], ...]] = (
+    (
+        ExitCode.FINISHED,
+        frozenset({HOST}),
+        "the match was played to its end (or resigned), or you stopped before any match "
+        "started (no one joined: nothing to continue)",
+    ),
+    (
+        ExitCode.FINISHED,
+        frozenset({JOIN}),
+        "the match was played to its end (or resigned), or you left before the host "
+        "answered (no match started: nothing to continue)",
+    ),
+    (ExitCode.FINISHED, frozenset({RESUME}), "the match was played to its end (or resigned)"),
+    (
+        ExitCode.DISPUTE,
+        frozenset({HOST, JOIN, RESUME}),
+        "a dispute (a player broke the rules), or another error",
+    ),
+    (ExitCode.USAGE, frozenset({HOST, JOIN, RESUME}), "the command line is wrong"),
+    (
+        ExitCode.UNFINISHED,
+        frozenset({HOST, JOIN, RESUME}),
+        "you left an unfinished match (`lcnet resume FILE` continues it)",
+    ),
+    (
+        ExitCode.REFUSED,
+        frozenset({HOST}),
+        "the opponent would not play: it refused your welcome (it says why), or it agreed "
+        "to another match and never opened it",
+    ),
+    (
+        ExitCode.REFUSED,
+        frozenset({JOIN}),
+        "the host would not play: it is busy with another match, it turned you away, or it "
+        "gave up on an opening that went no further (it says why)",
+    ),
+    (
+        ExitCode.REFUSED,
+        frozenset({RESUME}),
+        "the opponent would not play: a host busy with another match or that turned you "
+        "away (it says why), or a joiner that refused your welcome",
+    ),
+    (
+        ExitCode.KEY_CHANGED,
+        frozenset({JOIN}),
+        "the host uses a name you know with another key, or signs with another key than "
+        "the game found on the network announced: it may be someone else; nothing was "
+        "played (a known name: --accept-new-key FINGERPRINT, once you checked it with "
+        "them, or `lcnet id --forget NAME`)",
+    ),
+    (
+        ExitCode.KEY_CHANGED,
+        frozenset({RESUME}),
+        "the opponent uses a name you know with another key: it may be someone else; "
+        "nothing was played (--accept-new-key FINGERPRINT, once you checked it with "
+        "them, or `lcnet id --forget NAME`)",
+    ),
+    (
+        ExitCode.VERSION,
+        frozenset({JOIN}),
+        "the host runs an lcnet of an incompatible protocol version",
+    ),
+    (
+        ExitCode.VERSION,
+        frozenset({RESUME}),
+        "the opponent runs an lcnet of an incompatible protocol version",
+    ),
+    (
+        ExitCode.UNREACHABLE,
+        frozenset({JOIN, RESUME}),
+        "the host cannot be reached: nothing listens at the address, or it never answered",
+    ),
+    (
+        ExitCode.NO_GAMES,
+        frozenset({JOIN}),
+        "(without an address) no game was found on the local network",
+    ),
+    (
+        ExitCode.INTERRUPTED,
+        frozenset({HOST, JOIN, RESUME}),
+        "interrupted (Ctrl-C): an unfinished match is saved, as when you leave",
+    ),
+)
+"""What each exit status means to each command that plays over the network,
+and only the statuses it ends with: a host never connects (so is never
+unreachable, and never hears a host's key or version), and only a joiner
+searches the network."""
+
+
+def exit_statuses(command: str) -> str:
+    """The exit statuses of ``command`` (:data:`HOST`, :data:`JOIN` or
+    :data:`RESUME`), as its --help epilog lists them."""
+    lines = ["", "exit status:"]
+    for code, commands, text in EXIT_STATUSES:
+        if command in commands:
+            lines += textwrap.wrap(
+                text,
+                width=79,
+                initial_indent=f"  {code:d}  ",
+                subsequent_indent="     ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+    return "\n".join(lines) + "\n"
 
 
 def add_player_arguments(

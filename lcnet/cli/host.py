@@ -11,9 +11,10 @@ from lcnet.addresses import EVERY_ADDRESS
 from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import (
     BIND_HELP,
-    EXIT_CODES,
+    HOST,
     add_player_arguments,
     add_spectators_argument,
+    exit_statuses,
     player_from,
     print_listening,
 )
@@ -49,7 +50,7 @@ chose another port). The port must be reachable: open it in your firewall (TCP).
 def configure(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` the parser of ``lcnet host`` (its --help line: lcnet.cli.COMMANDS)."""
     parser.description = DESCRIPTION
-    parser.epilog = EPILOG + EXIT_CODES
+    parser.epilog = EPILOG + exit_statuses(HOST)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--port",

@@ -8,7 +8,7 @@ import sys
 
 from lcnet.addresses import format_address, parse_address
 from lcnet.cli import _checks as checks
-from lcnet.cli._netargs import EXIT_CODES, add_player_arguments, player_from
+from lcnet.cli._netargs import JOIN, add_player_arguments, exit_statuses, player_from
 from lcnet.errors import UsageError
 from lcnet.net import DEFAULT_PORT
 from lcnet.netplay import join_match, player_identity
@@ -39,7 +39,7 @@ examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` the parser of ``lcnet join`` (its --help line: lcnet.cli.COMMANDS)."""
     parser.description = DESCRIPTION
-    parser.epilog = EPILOG + EXIT_CODES
+    parser.epilog = EPILOG + exit_statuses(JOIN)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "address",

@@ -9,9 +9,10 @@ from pathlib import Path
 from lcnet.addresses import parse_address
 from lcnet.botpeer import resume_against_bot
 from lcnet.cli._netargs import (
-    EXIT_CODES,
+    RESUME,
     add_player_arguments,
     add_spectators_argument,
+    exit_statuses,
     player_from,
     print_listening,
 )
@@ -50,7 +51,7 @@ examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` the parser of ``lcnet resume`` (its --help line: lcnet.cli.COMMANDS)."""
     parser.description = DESCRIPTION
-    parser.epilog = EPILOG + EXIT_CODES
+    parser.epilog = EPILOG + exit_statuses(RESUME)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "file", type=Path, nargs="?", help="your replay file of the match (none: list them)"
