@@ -360,13 +360,22 @@ class NeedsConfirmation(UserError):
         self.reason = reason
 
 
+class AmbiguousPick(UserError):
+    """Several games answer to the choice: the message lists them by their numbers."""
+
+    def __init__(self, why: str, games: Sequence[Game], matched: Sequence[Game], how: str) -> None:
+        number = {id(game): n for n, game in enumerate(games, 1)}
+        listed = "; ".join(f"{number[id(g)]}. {_seen(g)}" for g in matched)
+        super().__init__(f"{why}: {listed}. Pick one exactly by {how}")
+
+
 def pick(games: Sequence[Game], choice: str) -> Game:
     """The game ``choice`` names: its number in the list, its player's name, or
     its whole fingerprint.
 
     A name picks only a game that is alone in answering to it or to a name
-    that looks like it; a flagged game (:attr:`Game.warnings`) picked by name
-    raises :class:`NeedsConfirmation` instead.
+    that looks like it (else :class:`AmbiguousPick`); a flagged game
+    (:attr:`Game.warnings`) picked by name raises :class:`NeedsConfirmation`.
     """
     choice = choice.strip()
     if choice.isdigit():
@@ -381,10 +390,8 @@ def pick(games: Sequence[Game], choice: str) -> Game:
         if len(by_key) == 1:
             return by_key[0]
         if by_key:  # one key at several addresses
-            raise UserError(
-                f"{len(by_key)} games have the key {by_key[0].fingerprint} "
-                f"({', '.join(_seen(g) for g in by_key)}): pick one by its number"
-            )
+            why = f"{len(by_key)} games have the key {by_key[0].fingerprint}"
+            raise AmbiguousPick(why, games, by_key, "its number")
     by_name = [g for g in games if names.look_alike(g.name, choice)]
     if len(by_name) == 1 and by_name[0].forged is not None:
         raise UserError(
@@ -408,11 +415,13 @@ def pick(games: Sequence[Game], choice: str) -> Game:
             )
         return game
     if len(by_name) > 1:
-        raise UserError(
-            f"{len(by_name)} games answer to {choice!r} or a name that looks like it "
-            f"({', '.join(_seen(g) for g in by_name)}): someone may be posing as another. "
-            "Pick one by its number or whole fingerprint, after checking the fingerprint "
-            "with the player you mean (`lcnet id` shows it)"
+        why = (
+            f"{len(by_name)} games answer to {choice!r} or a name that looks like it, so "
+            "someone may be posing as another (check the fingerprint with the player you "
+            "mean: `lcnet id` shows it)"
+        )
+        raise AmbiguousPick(
+            why, games, by_name, "its number or its whole fingerprint (16 hex digits)"
         )
     if not whole and wanted and all(c in "0123456789ABCDEF" for c in wanted):
         # A few hex digits: anyone on the network can make a key whose

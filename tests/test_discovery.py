@@ -326,6 +326,26 @@ def test_a_name_picks_only_an_unflagged_game_that_alone_answers_to_it() -> None:
     assert discovery.pick([alice, cyrillic], "2") is cyrillic
 
 
+def test_a_pick_that_several_games_answer_to_is_a_usage_error_listing_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    alice = game(name="Alice")
+    twin = game(name="Alice", fingerprint=ROGUE_FP, addresses=("192.168.1.66",))
+
+    async def found(seconds: float) -> list[Game]:
+        return [alice, twin]
+
+    monkeypatch.setattr(discovery, "find_games", found)
+    replays = ["--replays", str(tmp_path / "r")]
+    assert main(["join", "--pick", "Alice", "--bot", "random", *replays]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "--pick Alice: 2 games answer to 'Alice'" in err
+    assert f"1. Alice at 192.168.1.20:48150, key {FP}" in err
+    assert f"2. Alice at 192.168.1.66:48150, key {ROGUE_FP}" in err
+    assert "Pick one exactly by its number or its whole fingerprint" in err
+    assert not (tmp_path / "r").exists()
+
+
 def test_an_answer_whose_name_holds_control_characters_is_left_out() -> None:
     server = discovery.server_prefix(FP) + "48150.local."
     answer = discovery.Answer(

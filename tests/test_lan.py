@@ -366,7 +366,7 @@ def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
                 lan.b, [*join_args(tmp_path / "j"), "--pick", "Alice"], tmp_path / "j"
             )
             code, _, err = await finish(by_name)
-            assert code == 1 and "games answer to 'Alice'" in err, err
+            assert code == ExitCode.USAGE and "games answer to 'Alice'" in err, err
             assert "\x1b" not in err and "Traceback" not in err
 
             args = [*join_args(tmp_path / "j"), "--pick", alice.fingerprint, *TIMING_ARGS]

@@ -207,7 +207,11 @@ def join_found(args: argparse.Namespace) -> int:
 
 def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
     if choice is not None:
-        game = discovery.pick(games, choice)
+        try:
+            game = discovery.pick(games, choice)
+        except discovery.AmbiguousPick as exc:
+            # The option itself names no one game: a wrong command line, not a failure.
+            raise UsageError(f"--pick {shown(choice)}: {exc}") from None
         if game.warnings:
             _say(f"{verb}ing a flagged game, as picked: {shown('; '.join(game.warnings))}")
         return game
