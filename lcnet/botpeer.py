@@ -29,6 +29,7 @@ from lcnet.netplay import (
     refuse_empty_input,
     resume_match,
 )
+from lcnet.rematch import MAX_REMATCHES
 from lcnet.replaylog import (
     ReplayContents,
 )
@@ -132,8 +133,9 @@ class BotPeerProcess:
                 await asyncio.wait_for(self._drain, BOT_PEER_EXIT_TIMEOUT)
 
 
-PLAY_REMATCHES: Final = 1000
-"""How many more matches ``lcnet play``'s bot agrees to (as many as a person would ask)."""
+PLAY_REMATCHES: Final = MAX_REMATCHES
+"""How many more matches ``lcnet play``'s bot agrees to (as many as a person
+would ask, and as many as ``--rematch`` allows: its bot runs with it)."""
 
 
 async def play_against_bot(*, spec: str, options: MatchOptions, player: Player) -> int:

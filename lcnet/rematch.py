@@ -12,11 +12,19 @@ what the next match's first frames must keep.
 
 from __future__ import annotations
 
+from typing import Final
+
 import nacl.signing
 
 from lcnet import wire
 from lcnet.seat import Seat
 from lcnet.session import Session
+
+MAX_REMATCHES: Final = 100
+"""More matches a bot plays on one connection (``--rematch N``, and ``lcnet
+play``'s bot): an evening's worth many times over (a match of 3 rounds takes
+minutes); a larger number is a typo, and it bounds how long one opponent keeps
+a bot playing without its owner."""
 
 
 def possible(session: Session) -> bool:

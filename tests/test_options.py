@@ -26,7 +26,7 @@ import pytest
 
 from lcnet.addresses import interface_addresses
 from lcnet.cli import COMMANDS, main
-from lcnet.cli._netargs import MAX_REMATCHES
+from lcnet.rematch import MAX_REMATCHES
 from lcnet.wire import MAX_ROUNDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,6 +19,7 @@ from lcnet.net import (
     Timing,
 )
 from lcnet.netplay import DEFAULT_REPLAYS, Player
+from lcnet.rematch import MAX_REMATCHES
 from lcnet.textsafe import shown
 
 BIND_HELP = (
@@ -215,11 +216,6 @@ def add_player_arguments(
         f"disconnected (default {timing.peer_timeout})",
     )
 
-
-MAX_REMATCHES: Final = 100
-"""``--rematch``: more matches a bot plays on one connection. An evening's
-worth and more (a match of 3 rounds takes minutes); a larger number is a typo,
-and it bounds how long one opponent keeps a bot playing without its owner."""
 
 MIN_INTERVAL = 0.01
 """Seconds: below this a liveness timer would spin rather than wait."""
