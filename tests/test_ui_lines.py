@@ -120,6 +120,13 @@ def test_help_and_board_answer_without_playing() -> None:
     assert code == ExitCode.UNFINISHED
 
 
+def test_what_you_say_is_echoed_before_the_next_prompt() -> None:
+    client = local_client()
+    code, out = run(client, ScriptInput(client, ["say hello", "quit"]))
+    assert "> say hello\nyou say: hello\nyour move:\n> quit" in out
+    assert code == ExitCode.UNFINISHED
+
+
 def test_quit_leaves_an_unfinished_match() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, ["quit"], then=discard_first))

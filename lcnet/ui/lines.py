@@ -28,7 +28,7 @@ from typing import Any, Final, TextIO
 
 from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, InvalidMoveError, LcnetError, UserError
-from lcnet.events import RoundVerified
+from lcnet.events import RoundVerified, Said
 from lcnet.frontend import MatchClient, Update
 from lcnet.invocation import command
 from lcnet.ui.board import board_lines, plain, scoring_lines
@@ -150,6 +150,10 @@ class LineGame:
         self.put_down: PutDown | None = None
         """A put-down typed alone, waiting for its draw on the next line."""
         self._asked_again = False
+        self._echoes_due = 0
+        """Lines this player said whose echo (their ``Said`` update, queued as
+        they go) is not printed yet: the next question waits for it, so that
+        "you say: ..." comes before it, not after."""
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -162,10 +166,12 @@ class LineGame:
         line: asyncio.Task[str | None] | None = None
         try:
             while True:
-                if line is None and self.tracker.may_move():
+                if line is not None or self._echoes_due:
+                    pass  # a line is being read, or an echo is to come first
+                elif self.tracker.may_move():
                     self.prompt()
                     line = asyncio.ensure_future(self.reader.readline())
-                elif line is None and self._may_ask_again():
+                elif self._may_ask_again():
                     self.say(f"{self.tracker.rematch_question()} {REMATCH_PROMPT}")
                     line = asyncio.ensure_future(self.reader.readline())
                 waiting: set[asyncio.Task[Any]] = {updates}
@@ -179,6 +185,8 @@ class LineGame:
                         self.say(f"the connection failed: {exc}")
                         return self._leave()
                     self.say(*self.tracker.apply(update))
+                    if isinstance(update.event, Said) and update.event.seat is self.tracker.me:
+                        self._echoes_due = max(0, self._echoes_due - 1)
                     if isinstance(update.failure, UserError):
                         update.failure.shown = True  # said once, here
                     if isinstance(update.event, RoundVerified):
@@ -345,6 +353,8 @@ class LineGame:
             await self.client.say(line)  # shown when it has gone (a Said update)
         except (ValueError, LcnetError) as exc:
             self.say(f"error: not sent: {exc}")
+        else:
+            self._echoes_due += 1
 
     async def _resign(self) -> None:
         try:
