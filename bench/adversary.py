@@ -39,7 +39,7 @@ except ImportError:  # run as a script from anywhere: the checkout's tests packa
 
 
 def _pin(counter: Any) -> None:
-    """Give each worker one CPU of its own: lcnet.group then multiplies in the
+    """Give each worker one CPU of its own: lcnet.deck.group then multiplies in the
     worker's own thread instead of handing batches to helper threads that
     would only compete with the other workers."""
     try:

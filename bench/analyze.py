@@ -2,7 +2,7 @@
 
     python bench/analyze.py [--deals N] [--file REPLAY ...]
 
-Runs the analysis ``--analyze`` runs (lcnet.analysis.analyze_record, the
+Runs the analysis ``--analyze`` runs (lcnet.review.analysis.analyze_record, the
 default deals and seed 0) on each file's owner's turns, once each, in this
 process, and prints per file the turns analysed, the wall seconds, the CPU
 seconds (the analysis runs in one thread, so on a quiet machine the two
@@ -23,10 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lcnet import analysis, replay  # noqa: E402
 from lcnet.bots import advice  # noqa: E402
-from lcnet.replaylog import read_replay  # noqa: E402
-from lcnet.seat import Seat  # noqa: E402
+from lcnet.game.seat import Seat  # noqa: E402
+from lcnet.review import analysis  # noqa: E402
+from lcnet.review import positions as replay  # noqa: E402
+from lcnet.store.replayfile import read_replay  # noqa: E402
 
 SAMPLES = [ROOT / "replays" / f"sample-complete-{seat}.lcnet" for seat in ("host", "joiner")]
 

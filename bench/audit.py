@@ -18,12 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from lcnet import audit, localmatch
+from lcnet.audit import verdict as audit
 from lcnet.bots import make_bot
-from lcnet.events import MatchOptions
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import MatchOptions
+from lcnet.run import localmatch
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import write_replay
 
 
 def one_file(directory: Path, suits: int, seed: int, bots: tuple[str, str]) -> tuple[Path, int]:

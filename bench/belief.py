@@ -19,7 +19,7 @@ import time
 
 from lcnet.bots import make_bot
 from lcnet.bots.belief import MISS, PARTICLES, HandBelief
-from lcnet.engine import Round
+from lcnet.game.engine import Round
 
 
 def main() -> None:

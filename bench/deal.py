@@ -3,7 +3,7 @@
     python bench/deal.py [--repeat N]
 
 Prints one figure per line as ``name: value unit``. The multiplications of
-a pass are spread over the CPUs (``lcnet.batch.mul_many``), so the times
+a pass are spread over the CPUs (``lcnet.deck.batch.mul_many``), so the times
 depend on the number of cores as well as on their speed:
 
 * ``deal_both_sides_<n>``: one round's deck work for host and joiner together
@@ -38,8 +38,8 @@ from collections.abc import Callable
 import nacl.bindings
 from nacl.signing import SigningKey
 
-from lcnet import group, hashing
-from lcnet.deal import (
+from lcnet.deck import group, hashing
+from lcnet.deck.deal import (
     HAND_SIZE,
     RevealedKey,
     Seat,
@@ -48,7 +48,7 @@ from lcnet.deal import (
     hand_positions,
     pass_author,
 )
-from lcnet.rounddeal import RoundDeal
+from lcnet.deck.rounddeal import RoundDeal
 
 GAME_ID = hashing.game_id(b"bench/deal.py")
 QUICK_MULTS = 40

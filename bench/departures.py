@@ -33,7 +33,7 @@ if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's b
 from bench.duel import seat, tell_hand
 from lcnet.bots import make_bot
 from lcnet.bots.mcts import MctsBot
-from lcnet.stats import mean_half
+from lcnet.run.stats import mean_half
 
 PHASES = ((40, 99), (32, 39), (24, 31), (16, 23), (9, 15), (0, 8))
 """Draw pile sizes, early to late (the last is the endgame, 8 cards or fewer)."""

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lcnet import discovery  # noqa: E402
+from lcnet.net import discovery  # noqa: E402
 from tests.netns import ADDRESS_A, Lan, NamespacesUnavailable, two_namespaces  # noqa: E402
 
 

@@ -25,9 +25,9 @@ from multiprocessing import get_context
 from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import MctsBot
 from lcnet.bots.sim import Determinizer
-from lcnet.engine import Round, View
-from lcnet.selfplay import MAX_TURNS_PER_ROUND
-from lcnet.stats import mean_half, wilson_interval
+from lcnet.game.engine import Round, View
+from lcnet.run.selfplay import MAX_TURNS_PER_ROUND
+from lcnet.run.stats import mean_half, wilson_interval
 
 
 class HandDeterminizer(Determinizer):

@@ -23,10 +23,10 @@ import argparse
 import statistics
 from collections.abc import Sequence
 
-from lcnet import selfplay
 from lcnet.bots import Bot
-from lcnet.cards import Card
-from lcnet.engine import Round
+from lcnet.game.cards import Card
+from lcnet.game.engine import Round
+from lcnet.run import selfplay
 
 DEFAULT_PAIRS = ("greedy,greedy", "greedy,cautious", "cautious,aggressive", "random,random")
 

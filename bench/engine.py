@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from lcnet.bots import make_bot
-from lcnet.engine import Round
+from lcnet.game.engine import Round
 
 
 def measure(seconds: float, step: Callable[[], int]) -> tuple[float, int]:

@@ -58,8 +58,8 @@ def one_join(home: Path) -> float:
 
 
 def in_process(runs: int) -> float:
-    from lcnet.addresses import probe_listener
     from lcnet.errors import NetError
+    from lcnet.net.addresses import probe_listener
 
     async def once() -> float:
         port = closed_port()

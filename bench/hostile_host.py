@@ -38,11 +38,11 @@ except ImportError:  # run as a script from anywhere: the checkout's tests packa
     sys.path.append(str(Path(__file__).resolve().parent.parent))
     from tests import hostile_host
 
-from lcnet import audit
+from lcnet.audit import verdict as audit
 from lcnet.cli.watch import EXIT_CODES
 from lcnet.errors import ExitCode
-from lcnet.spectator import AFTER_FAULT_FRAMES, MAX_EVIDENCE
 from lcnet.textsafe import shown
+from lcnet.watch.spectator import AFTER_FAULT_FRAMES, MAX_EVIDENCE
 
 DEADLINE_EXTRA = 60.0
 """Seconds past the timeout after which a spectator is stopped (and counted as a hang)."""

@@ -55,8 +55,8 @@ from lcnet.bots import make_bot
 from lcnet.bots.mcts import LATE_DRAW_PILE, MctsBot, candidate_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn
-from lcnet.cards import SUIT_OF
-from lcnet.engine import View
+from lcnet.game.cards import SUIT_OF
+from lcnet.game.engine import View
 
 FACTORS = (0.5, 0.7, 0.85, 1.2, 1.4, 2.0)
 """What each number is multiplied by in a step of the fit."""

@@ -19,8 +19,8 @@ import time
 
 from lcnet.bots import Bot, make_bot
 from lcnet.bots.mcts import LATE_DRAW_PILE as LATE
-from lcnet.engine import Round, View
 from lcnet.errors import UserError
+from lcnet.game.engine import Round, View
 
 
 def positions() -> list[tuple[int, View, bool]]:

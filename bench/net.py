@@ -44,15 +44,16 @@ import nacl.signing
 import zmq
 import zmq.asyncio
 
-from lcnet import localmatch, wire
 from lcnet.bots import make_bot
-from lcnet.events import MatchOptions, Step, TurnPlayed
-from lcnet.net import NetPeer, Timing
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import ReplayWriter
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.sockets import connect_joiner
+from lcnet.game.seat import Seat
+from lcnet.net.peer import NetPeer, Timing
+from lcnet.net.sockets import connect_joiner
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions, Step, TurnPlayed
+from lcnet.protocol.session import Session
+from lcnet.run import localmatch
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import ReplayWriter
 
 LOOPBACK = "127.0.0.1"
 

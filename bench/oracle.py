@@ -32,7 +32,7 @@ if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's b
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.duel import play_deal
-from lcnet.stats import mean_half, wilson_interval
+from lcnet.run.stats import mean_half, wilson_interval
 
 
 def summary(name: str, results: list[tuple[int, int, float, int]]) -> list[float]:

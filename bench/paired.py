@@ -43,8 +43,8 @@ if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's b
 
 from bench.duel import seat, tell_bot
 from lcnet.bots import make_bot
-from lcnet.selfplay import play_round
-from lcnet.stats import mean_half
+from lcnet.run.selfplay import play_round
+from lcnet.run.stats import mean_half
 
 
 def over_deals(values: list[float]) -> tuple[float, float]:

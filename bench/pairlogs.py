@@ -24,7 +24,7 @@ import ast
 import re
 import sys
 
-from lcnet.stats import mean_half
+from lcnet.run.stats import mean_half
 
 LINE = re.compile(r"game \d+/\d+ \(deal (\d+)\): (\{.*\}) -> \S+$")
 

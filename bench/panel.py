@@ -9,7 +9,7 @@ The bot (any spec ``lcnet selfplay`` takes: ``easy``, ``medium``, ``hard``,
 member of the panel (lcnet/bots/panel/, docs/BOTS.md "The panel"): each
 deal twice, seats swapped, exactly the games of ``lcnet selfplay --duplicate
 --games N --rounds 1 --bots BOT,MEMBER --seed S`` (the same deals and the
-same bots' random sources, through :mod:`lcnet.selfplay`), with the bot's
+same bots' random sources, through :mod:`lcnet.run.selfplay`), with the bot's
 thinking time measured. Prints one table: per member the rounds, the bot's
 win rate with its 95% Wilson interval (draws count as not won), its mean
 margin a round with a 95% t interval over the deals, and its mean time a
@@ -39,8 +39,8 @@ from multiprocessing import get_context
 
 from lcnet.bots import Bot, make_bot, parse_bot_spec
 from lcnet.bots.panel import PANEL
-from lcnet.engine import Match, Round, Turn, View
-from lcnet.selfplay import (
+from lcnet.game.engine import Match, Round, Turn, View
+from lcnet.run.selfplay import (
     BotDefect,
     GameResult,
     Tally,
@@ -49,7 +49,7 @@ from lcnet.selfplay import (
     game_rng,
     play_round,
 )
-from lcnet.stats import MeanInterval, mean_interval, wilson_interval
+from lcnet.run.stats import MeanInterval, mean_interval, wilson_interval
 
 
 class TimedBot:
@@ -82,7 +82,7 @@ class Game:
 def play(bot: str, member: str, index: int, seed: int, suits: int) -> Game:
     """Game ``index`` of ``lcnet selfplay --duplicate --rounds 1 --bots BOT,MEMBER``:
     the seating, the bots' random sources and the deal of
-    :func:`lcnet.selfplay.play_game`, with ``bot``'s moves timed."""
+    :func:`lcnet.run.selfplay.play_game`, with ``bot``'s moves timed."""
     specs = (bot, member)
     labels = bot_labels(specs)
     rng = game_rng(seed, index)

@@ -55,8 +55,8 @@ from bench.duel import tell_hand
 from lcnet.bots import make_bot, parse_bot_spec
 from lcnet.bots.mcts import MctsBot, candidate_turns
 from lcnet.bots.sim import Determinizer, from_turn, to_turn
-from lcnet.engine import Round, View
-from lcnet.stats import mean_half
+from lcnet.game.engine import Round, View
+from lcnet.run.stats import mean_half
 
 
 def greedy_round(seed: int) -> Iterator[tuple[Round, View]]:

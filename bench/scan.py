@@ -2,7 +2,7 @@
 
     python bench/scan.py [--mib N] [--repeat R]
 
-Times ``parse_replay`` (lcnet/replaylog.py, PROTOCOL §7.2) on bytes in memory:
+Times ``parse_replay`` (lcnet/store/replayfile.py, PROTOCOL §7.2) on bytes in memory:
 the 3-round sample match with one byte flipped (checksum), with a damaged
 length, with two damaged places, and damaged with a torn end (no run reaches
 the end of the file exactly: every look-alike is examined); then files of N
@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from lcnet.replaylog import MAGIC, ReplayContents, ReplayHeader, parse_replay
+from lcnet.store.replayfile import MAGIC, ReplayContents, ReplayHeader, parse_replay
 
 SAMPLE = Path(__file__).resolve().parent.parent / "replays" / "sample-complete-host.lcnet"
 

@@ -4,7 +4,7 @@
 
 A host runs as its own process (``lcnet host --bot random`` on 127.0.0.1,
 port chosen by the OS), this process joins it with a random bot, and K
-spectators (``lcnet.watchpeer.watch``, also in this process) watch from the
+spectators (``lcnet.watch.peer.watch``, also in this process) watch from the
 start. The host's CPU time (user + system, from the operating system's
 account of the child process, less what it used before the match began:
 its start-up) is divided by the moves of its match. Each
@@ -41,11 +41,12 @@ if __package__ in (None, ""):  # run as `python bench/NAME.py`: the checkout's b
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.net import LOOPBACK, joiner_peer, spawn_host
-from lcnet import audit, wire
+from lcnet.audit import verdict as audit
 from lcnet.bots import make_bot
-from lcnet.identity import Identity
-from lcnet.replaylog import read_replay
-from lcnet.watchpeer import Watching, watch
+from lcnet.protocol import wire
+from lcnet.store.identity import Identity
+from lcnet.store.replayfile import read_replay
+from lcnet.watch.peer import Watching, watch
 
 
 def _children_cpu() -> float:

@@ -14,7 +14,7 @@ import argparse
 import random
 
 from lcnet.bots import Bot, make_bot
-from lcnet.engine import Round
+from lcnet.game.engine import Round
 
 BOTS = ("greedy", "cautious", "aggressive")
 

@@ -19,7 +19,7 @@ import random
 
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer
-from lcnet.engine import DRAWS, PUT_DOWNS, Round, Turn
+from lcnet.game.engine import DRAWS, PUT_DOWNS, Round, Turn
 
 
 def play(weights: tuple[Weights, Weights], rnd: Round) -> Round:

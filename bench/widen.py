@@ -27,7 +27,7 @@ from lcnet.bots.mcts import (
     candidate_turns,
 )
 from lcnet.bots.sim import Determinizer, from_turn
-from lcnet.engine import Round, View
+from lcnet.game.engine import Round, View
 
 
 def late_positions(rounds: int) -> list[View]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from lcnet.seat import Seat
+    from lcnet.game.seat import Seat
 
 
 class ExitCode(enum.IntEnum):

@@ -46,16 +46,18 @@ from pathlib import Path
 
 import msgpack
 
-from lcnet import __version__, localmatch, wire
+from lcnet import __version__
 from lcnet.bots import make_bot
-from lcnet.engine import Turn
-from lcnet.events import MatchOptions, Step
-from lcnet.observer import Observer
-from lcnet.phases import Phase
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
-from lcnet.session import FrameHeader, Session
+from lcnet.game.engine import Turn
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions, Step
+from lcnet.protocol.observer import Observer
+from lcnet.protocol.phases import Phase
+from lcnet.protocol.session import FrameHeader, Session
+from lcnet.run import localmatch
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import write_replay
 
 CREATED = "2026-11-29T12:00:00Z"
 NAMES = {Seat.HOST: "Ada", Seat.JOINER: "Ben"}

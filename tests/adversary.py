@@ -2,7 +2,7 @@
 the invariants that must hold after every match (docs/PROTOCOL.md §5–§7).
 
 :func:`generate` plays one short match between an honest, unchanged
-:class:`~lcnet.session.Session` and a cheater, a real session too, whose
+:class:`~lcnet.protocol.session.Session` and a cheater, a real session too, whose
 owner can in addition, at random points:
 
 * sign any fields with its own key: any message type, at any position (its
@@ -49,12 +49,18 @@ import msgpack
 import nacl.bindings
 import nacl.signing
 
-from lcnet import audit, compare, hashing, repair, wire
-from lcnet.deckcheck import PlayerDeck, RoundTrack
-from lcnet.engine import Turn, View
-from lcnet.events import DisputeInfo, MatchOptions, Step
-from lcnet.group import GROUP_ORDER
-from lcnet.replaylog import (
+from lcnet.audit import compare, repair
+from lcnet.audit import verdict as audit
+from lcnet.deck import hashing
+from lcnet.deck.deckcheck import PlayerDeck, RoundTrack
+from lcnet.deck.group import GROUP_ORDER
+from lcnet.deck.rounddeal import RoundDeal
+from lcnet.game.engine import Turn, View
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import DisputeInfo, MatchOptions, Step
+from lcnet.protocol.session import FrameHeader, Session, SessionFailed
+from lcnet.store.replayfile import (
     MAGIC,
     RecordKind,
     ReplayContents,
@@ -62,9 +68,6 @@ from lcnet.replaylog import (
     ReplayHeader,
     parse_replay,
 )
-from lcnet.rounddeal import RoundDeal
-from lcnet.seat import Seat
-from lcnet.session import FrameHeader, Session, SessionFailed
 
 T = TypeVar("T")
 

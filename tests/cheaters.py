@@ -16,13 +16,14 @@ from pathlib import Path
 
 import nacl.signing
 
-from lcnet import audit, wire
+from lcnet.audit import verdict as audit
 from lcnet.bots.uniform import RandomBot
-from lcnet.events import MatchOptions, Step
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import ReplayWriter
-from lcnet.seat import Seat
-from lcnet.session import FrameHeader, Session
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions, Step
+from lcnet.protocol.session import FrameHeader, Session
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import ReplayWriter
 
 Tamper = Callable[["Cheater", wire.Message], wire.Message | None]
 """Rewrites a message the cheater is about to sign (``None``: leave it)."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lcnet.cards import ALL_CARDS, Card, Suit, deck_size, new_deck, parse_cards
-from lcnet.engine import Phase, Round, View
+from lcnet.game.cards import ALL_CARDS, Card, Suit, deck_size, new_deck, parse_cards
+from lcnet.game.engine import Phase, Round, View
 
 
 def deal(hand0: str, hand1: str, *, suits: int = 5, starter: int = 0, pile: str = "") -> Round:

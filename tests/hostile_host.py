@@ -10,7 +10,7 @@ backwards, evidence before anything else, floods of evidence signed by
 random keys or by its own key about any position, silence, stalls, a slow
 drip of useless messages, oversized and malformed messages, frames after
 the end, a ``busy`` with control characters. Every frame it signs is made
-with the real encoder (:func:`lcnet.wire.make_frame`).
+with the real encoder (:func:`lcnet.protocol.wire.make_frame`).
 
 :func:`check` states the property a spectator must keep against any of
 them: it never crashes, ends within its timeout plus a bound with a
@@ -35,13 +35,15 @@ import msgpack
 import nacl.signing
 import zmq
 
-from lcnet import audit, hashing, wire
-from lcnet.audience import EVIDENCE_PART, NO_GAME, WINDOW
+from lcnet.audit import verdict as audit
 from lcnet.bots.uniform import RandomBot
-from lcnet.events import MatchOptions
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.deck import hashing
+from lcnet.game.seat import Seat
+from lcnet.link.audience import EVIDENCE_PART, NO_GAME, WINDOW
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.session import Session
+from lcnet.store.replayfile import read_replay
 
 LOOPBACK = "127.0.0.1"
 

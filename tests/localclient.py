@@ -1,4 +1,4 @@
-"""A :class:`~lcnet.frontend.MatchClient` for a person against a bot, in process (tests only).
+"""A :class:`~lcnet.protocol.client.MatchClient` for a person against a bot, in process (tests).
 
 Two real sessions with their own keys exchange real signed frames, so the
 user interfaces can be tested through the real protocol without a network.
@@ -11,16 +11,16 @@ import dataclasses
 import random
 from pathlib import Path
 
-from lcnet import chat, rematch
 from lcnet.bots import Bot
-from lcnet.engine import Turn, View
 from lcnet.errors import LocalProtocolError
-from lcnet.events import MatchOptions, Offer, Said, Step
-from lcnet.frontend import MatchState, Status, Update
-from lcnet.localmatch import Peer, new_peers
-from lcnet.matchstate import state_of
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.game.engine import Turn, View
+from lcnet.game.seat import Seat
+from lcnet.link import chat, rematch
+from lcnet.protocol.client import MatchState, Status, Update
+from lcnet.protocol.events import MatchOptions, Offer, Said, Step
+from lcnet.protocol.session import Session
+from lcnet.protocol.snapshot import state_of
+from lcnet.run.localmatch import Peer, new_peers
 
 
 class LocalClient:

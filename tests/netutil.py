@@ -23,15 +23,15 @@ import zmq
 import zmq.asyncio
 
 from lcnet.bots import make_bot
-from lcnet.events import MatchOptions, Step
-from lcnet.frontend import Status
-from lcnet.net import NetPeer, Timing
-from lcnet.netplay import read_ready_port
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import ReplayWriter
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.sockets import bind_host, connect_joiner
+from lcnet.game.seat import Seat
+from lcnet.net.peer import NetPeer, Timing
+from lcnet.net.sockets import bind_host, connect_joiner
+from lcnet.protocol.client import Status
+from lcnet.protocol.events import MatchOptions, Step
+from lcnet.protocol.session import Session
+from lcnet.run.netmatch import read_ready_port
+from lcnet.store.replayfile import ReplayHeader, read_replay
+from lcnet.store.writer import ReplayWriter
 
 LOOPBACK = "127.0.0.1"
 FAST = Timing(ping_interval=0.2, peer_timeout=2.0, connect_timeout=15.0, end_grace=5.0)

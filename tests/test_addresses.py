@@ -10,7 +10,8 @@ import zmq.asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lcnet.addresses import (
+from lcnet.errors import UsageError
+from lcnet.net.addresses import (
     DEFAULT_PORT,
     EVERY_ADDRESS,
     AddressError,
@@ -19,8 +20,7 @@ from lcnet.addresses import (
     join_addresses,
     parse_address,
 )
-from lcnet.errors import UsageError
-from lcnet.sockets import bind_host, bound_host
+from lcnet.net.sockets import bind_host, bound_host
 
 
 @pytest.mark.parametrize(

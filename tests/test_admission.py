@@ -1,5 +1,5 @@
-"""The host's admission rules, without sockets: lcnet.admission.admit (whom
-it plays) and lcnet.audience (who holds a spectator's place), on real
+"""The host's admission rules, without sockets: lcnet.link.admission.admit (whom
+it plays) and lcnet.link.audience (who holds a spectator's place), on real
 sessions and real signed frames with a clock the test holds (the same
 decisions tests/test_net.py and tests/test_stranger_socket.py see over
 ZeroMQ)."""
@@ -9,11 +9,12 @@ from __future__ import annotations
 import nacl.signing
 import pytest
 
-from lcnet import admission, audience, wire
-from lcnet.admission import Admit, Ignore, TurnAway
 from lcnet.errors import UserError
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.game.seat import Seat
+from lcnet.link import admission, audience
+from lcnet.link.admission import Admit, Ignore, TurnAway
+from lcnet.protocol import wire
+from lcnet.protocol.session import Session
 
 HOST_KEY = nacl.signing.SigningKey(b"\x01" * 32)
 
@@ -96,7 +97,7 @@ def test_a_stranger_s_other_frames_are_ignored_and_a_refused_peer_keeps_its_reas
     assert decision.text == "a known name with a new key"
 
 
-# ------------------------------------------------- spectators (lcnet.audience)
+# ------------------------------------------------- spectators (lcnet.link.audience)
 
 
 class Sent:

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from lcnet import wire
-from lcnet.replaylog import RecordKind
-from lcnet.seat import Seat
-from lcnet.session import FrameHeader
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.session import FrameHeader
+from lcnet.store.replayfile import RecordKind
 from tests import adversary
 from tests.adversary import AdversaryTable, SeedChoices, fields_of, file_bytes, sign_fields
 from tests.cheaters import Table

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import replay
 from lcnet.bots import advice
 from lcnet.bots.commitment import committed_turns, is_stall
-from lcnet.cards import Card, Suit
-from lcnet.engine import Turn, View
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import Turn, View
+from lcnet.game.seat import Seat
+from lcnet.review import positions as replay
+from lcnet.store.replayfile import read_replay
 from tests.helpers import table_view
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import analysis, replay
 from lcnet.cli import main
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.review import analysis
+from lcnet.review import positions as replay
+from lcnet.store.replayfile import ReplayHeader, read_replay
+from lcnet.store.writer import write_replay
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 COMPLETE = {seat: SAMPLES / f"sample-complete-{seat}.lcnet" for seat in Seat}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lcnet.cli import main
-from lcnet.replaylog import read_replay
+from lcnet.store.replayfile import read_replay
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +143,8 @@ def test_a_file_that_names_no_player_does_not_outrank_in_a_pair(
 ) -> None:
     # A record that is no transcript frame proves nothing against either
     # player: alone or beside the honest file it exits 2, never 1 (a proof).
-    from lcnet.replaylog import ReplayHeader, read_replay
-    from lcnet.replaywriter import write_replay
+    from lcnet.store.replayfile import ReplayHeader, read_replay
+    from lcnet.store.writer import write_replay
 
     samples = Path(__file__).resolve().parent.parent / "replays"
     honest = samples / "sample-complete-host.lcnet"

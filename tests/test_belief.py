@@ -12,8 +12,8 @@ from lcnet.bots.belief import HandBelief, opening_turn, opponent_turn
 from lcnet.bots.mcts import BeliefDeterminizer, MctsBot
 from lcnet.bots.policy import policy_turn
 from lcnet.bots.sim import from_turn
-from lcnet.engine import Round, Turn, View
 from lcnet.errors import UserError
+from lcnet.game.engine import Round, Turn, View
 
 
 def watched_round(seed: int, opponent: str) -> list[tuple[View, Round, Turn | None]]:

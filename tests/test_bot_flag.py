@@ -10,13 +10,13 @@ import msgpack
 import nacl.signing
 import pytest
 
-from lcnet import wire
-from lcnet.events import MatchOptions
-from lcnet.matchstate import state_of
-from lcnet.observer import Observer
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.spectator import Spectator, who_plays
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.observer import Observer
+from lcnet.protocol.session import Session
+from lcnet.protocol.snapshot import state_of
+from lcnet.watch.spectator import Spectator, who_plays
 
 
 def _pair(*, host_bot: bool, joiner_bot: bool) -> tuple[Session, Session, list[bytes]]:

@@ -12,13 +12,13 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
-from lcnet import audit
+from lcnet.audit import verdict as audit
 from lcnet.cli._netargs import narrator
-from lcnet.engine import Turn
 from lcnet.errors import UserError
-from lcnet.frontend import MatchState, Status, Update
-from lcnet.netplay import drive_bot
-from lcnet.seat import Seat
+from lcnet.game.engine import Turn
+from lcnet.game.seat import Seat
+from lcnet.protocol.client import MatchState, Status, Update
+from lcnet.run.netmatch import drive_bot
 from tests.netutil import (
     DEADLINE,
     LOOPBACK,
@@ -114,7 +114,7 @@ def _one(pattern: str, text: str) -> tuple[str, ...]:
 
 
 class ScriptedClient:
-    """A :class:`~lcnet.frontend.MatchClient` that hands out the updates it is
+    """A :class:`~lcnet.protocol.client.MatchClient` that hands out the updates it is
     given, then stops (status ``OVER``); the bot never has a move to make."""
 
     def __init__(self, updates: list[Update], path: Path) -> None:

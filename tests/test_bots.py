@@ -28,9 +28,9 @@ from lcnet.bots.mcts import (
 )
 from lcnet.bots.policy import Weights, evaluate, policy_turn, rank_turns, rollout
 from lcnet.bots.sim import NO_DRAW_PILE, Determinizer, Sim
-from lcnet.cards import Card, Suit, parse_cards
-from lcnet.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from lcnet.errors import UserError
+from lcnet.game.cards import Card, Suit, parse_cards
+from lcnet.game.engine import Draw, Move, PutDown, Round, Turn, View, expedition_value
 from tests.helpers import table_view
 
 TURN_CAP = 2_000

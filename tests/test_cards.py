@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from lcnet.cards import (
+from lcnet.errors import InvalidCardError, LcnetError
+from lcnet.game.cards import (
     ALL_CARDS,
     WAGER,
     Card,
@@ -17,7 +18,6 @@ from lcnet.cards import (
     shuffled_deck,
     suits_for,
 )
-from lcnet.errors import InvalidCardError, LcnetError
 
 
 @pytest.mark.parametrize(

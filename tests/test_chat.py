@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lcnet import chat, wire
+from lcnet.link import chat
+from lcnet.protocol import wire
 from lcnet.ui.turn import Talk, said
 
 

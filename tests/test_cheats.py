@@ -16,12 +16,15 @@ import msgpack
 import nacl.signing
 import pytest
 
-from lcnet import audit, compare, deal, group, hashing, wire
-from lcnet.cards import ALL_CARDS, Card
-from lcnet.events import DuplicateIgnored, FrameDropped
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import ReplayWriter, write_replay
-from lcnet.seat import Seat
+from lcnet.audit import compare
+from lcnet.audit import verdict as audit
+from lcnet.deck import deal, group, hashing
+from lcnet.game.cards import ALL_CARDS, Card
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import DuplicateIgnored, FrameDropped
+from lcnet.store.replayfile import ReplayHeader, read_replay
+from lcnet.store.writer import ReplayWriter, write_replay
 from tests.cheaters import Cheater, Table, once
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

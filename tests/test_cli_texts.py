@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from lcnet import netplay
 from lcnet.cli import COMMANDS, main
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.run import netmatch as netplay
 from tests.uisupport import bot_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ def test_both_files_of_a_match_have_the_same_name_but_the_seat(
     """Even when the two programs name their files seconds apart (a joiner
     that waited for its host, two machines' clocks)."""
     peers = bot_match(rounds=1, suits=5, seed=4)
-    from lcnet import localmatch
+    from lcnet.run import localmatch
 
     localmatch.run(peers)
     seconds = count()

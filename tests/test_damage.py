@@ -12,11 +12,14 @@ from typing import Any
 import msgpack
 import pytest
 
-from lcnet import audit, repair, replaylog, wire
+from lcnet.audit import repair
+from lcnet.audit import verdict as audit
 from lcnet.cli import main
-from lcnet.replaylog import MAGIC, ReplayFileError, ReplayHeader, parse_replay, read_replay
-from lcnet.replaywriter import ReplayWriter, write_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.store import replayfile as replaylog
+from lcnet.store.replayfile import MAGIC, ReplayFileError, ReplayHeader, parse_replay, read_replay
+from lcnet.store.writer import ReplayWriter, write_replay
 from tests.cheaters import Cheater, Table
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"

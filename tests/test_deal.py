@@ -1,4 +1,4 @@
-"""Specification tests for lcnet.deal: two honest sides wired together in memory.
+"""Specification tests for lcnet.deck.deal: two honest sides wired together in memory.
 
 Cheats and faults are in test_deal_cheats.py, the statistics of the shuffle
 in test_deal_uniformity.py; the helpers here are shared with them.
@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import group, hashing
-from lcnet.cards import ALL_CARDS, Card, deck_size, format_cards
-from lcnet.deal import (
+from lcnet.deck import group, hashing
+from lcnet.deck.deal import (
     FIRST_DRAW_POSITION,
     HAND_SIZE,
     DeckFault,
@@ -32,8 +31,9 @@ from lcnet.deal import (
     pass_author,
     rebuild_round,
 )
+from lcnet.deck.rounddeal import RoundDeal
 from lcnet.errors import LocalProtocolError, RemoteProtocolError
-from lcnet.rounddeal import RoundDeal
+from lcnet.game.cards import ALL_CARDS, Card, deck_size, format_cards
 
 GAME_ID = hashing.game_id(b"lcnet test vector frame")
 MASTER_HOST = bytes(range(0, 32))

@@ -12,9 +12,8 @@ from collections.abc import Callable
 import nacl.bindings
 import pytest
 
-from lcnet import group, hashing
-from lcnet.cards import Card
-from lcnet.deal import (
+from lcnet.deck import group, hashing
+from lcnet.deck.deal import (
     HAND_SIZE,
     DeckFault,
     DeckProtocolError,
@@ -24,8 +23,9 @@ from lcnet.deal import (
     card_table,
     pass_author,
 )
+from lcnet.deck.rounddeal import RoundDeal
 from lcnet.errors import LocalProtocolError, RemoteProtocolError
-from lcnet.rounddeal import RoundDeal
+from lcnet.game.cards import Card
 from tests.test_deal import (
     GAME_ID,
     MASTER_HOST,

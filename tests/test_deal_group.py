@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import batch, group, hashing
-from lcnet.deal import card_table
+from lcnet.deck import batch, group, hashing
+from lcnet.deck.deal import card_table
 
 SCALAR = hashing.global_scalar(b"group test")
 IDENTITY = bytes([1]) + bytes(31)

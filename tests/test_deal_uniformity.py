@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from lcnet import hashing
-from lcnet.deal import Seat
-from lcnet.rounddeal import RoundDeal
+from lcnet.deck import hashing
+from lcnet.deck.deal import Seat
+from lcnet.deck.rounddeal import RoundDeal
 from tests.test_deal import GAME_ID, MASTER_HOST, exchange_commitments, run_passes
 
 DECK = 60

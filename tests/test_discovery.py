@@ -16,13 +16,17 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import botpeer, discovery, identity, names, netplay, wire
 from lcnet.cli import main
-from lcnet.discovery import Game, Interface
 from lcnet.errors import ExitCode
-from lcnet.events import MatchOptions
-from lcnet.seat import Seat
-from lcnet.sockets import bind_host
+from lcnet.game.seat import Seat
+from lcnet.net import discovery
+from lcnet.net.discovery import Game, Interface
+from lcnet.net.sockets import bind_host
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.run import botpeer
+from lcnet.run import netmatch as netplay
+from lcnet.store import identity, names
 from tests.netutil import LOOPBACK, local_host, local_joiner
 
 MACHINE = [

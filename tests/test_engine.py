@@ -6,8 +6,15 @@ import random
 
 import pytest
 
-from lcnet.cards import Card, Suit
-from lcnet.engine import (
+from lcnet.errors import (
+    IllegalMoveError,
+    IllegalReason,
+    InvalidMoveError,
+    InvalidSetupError,
+    MatchStateError,
+)
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import (
     Draw,
     Match,
     Phase,
@@ -16,13 +23,6 @@ from lcnet.engine import (
     Turn,
     expedition_value,
     move_from_code,
-)
-from lcnet.errors import (
-    IllegalMoveError,
-    IllegalReason,
-    InvalidMoveError,
-    InvalidSetupError,
-    MatchStateError,
 )
 from tests.helpers import cards, deal
 

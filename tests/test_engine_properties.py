@@ -9,8 +9,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet.cards import Card, new_deck
-from lcnet.engine import Draw, Phase, PutDown, Round, View
+from lcnet.game.cards import Card, new_deck
+from lcnet.game.engine import Draw, Phase, PutDown, Round, View
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 suit_counts = st.sampled_from([5, 6])

@@ -27,13 +27,16 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import audit, identity, localmatch, wire
+from lcnet.audit import verdict as audit
 from lcnet.bots.uniform import RandomBot
 from lcnet.errors import ExitCode
-from lcnet.events import MatchOptions
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import write_replay, write_secret
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.run import localmatch
+from lcnet.store import identity
+from lcnet.store.replayfile import ReplayHeader, read_replay
+from lcnet.store.writer import write_replay, write_secret
 from tests.netutil import (
     HOST_TIMING_ARGS,
     LOOPBACK,

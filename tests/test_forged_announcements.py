@@ -34,10 +34,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import discovery, hashing, identity, names, wire
 from lcnet.cli import games as games_cli
-from lcnet.discovery import SERVICE_TYPE, Answer, Game, Interface
+from lcnet.deck import hashing
 from lcnet.errors import ExitCode, UserError
+from lcnet.net import discovery
+from lcnet.net.discovery import SERVICE_TYPE, Answer, Game, Interface
+from lcnet.protocol import wire
+from lcnet.store import identity, names
 from tests.netns import ADDRESS_A, Lan, NamespacesUnavailable, two_namespaces
 from tests.netutil import DEADLINE, finish, stop
 

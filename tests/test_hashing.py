@@ -1,4 +1,4 @@
-"""Specification tests for lcnet.hashing: encodings, domain separation, known answers.
+"""Specification tests for lcnet.deck.hashing: encodings, domain separation, known answers.
 
 The known-answer vectors here are the ones printed in docs/PROTOCOL.md §8.1;
 another implementation that reproduces them derives exactly what lcnet does.
@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import group, hashing, identity
-from lcnet.cards import Card, format_cards
-from lcnet.deal import card_table, rebuild_round
-from lcnet.hashing import Purpose
+from lcnet.deck import group, hashing
+from lcnet.deck.deal import card_table, rebuild_round
+from lcnet.deck.hashing import Purpose
+from lcnet.game.cards import Card, format_cards
+from lcnet.store import identity
 
 # --- the inputs of the vectors (docs/PROTOCOL.md §8.1) ----------------------
 

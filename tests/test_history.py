@@ -18,15 +18,15 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import history as history_module
 from lcnet.bots.uniform import RandomBot
 from lcnet.cli import main
-from lcnet.events import MatchOptions
-from lcnet.history import history, records
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.session import Session
+from lcnet.run import history as history_module
+from lcnet.run.history import history, records
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import write_replay
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 
@@ -199,13 +199,13 @@ def test_a_verdict_is_remembered_and_checked_again_when_the_file_changes(
     assert [m.result for m in first] == ["won"]
     assert (tmp_path / history_module.CACHE_FILE).exists()
 
-    import lcnet.audit
+    import lcnet.audit.verdict
 
     def no_audit(*args: object) -> None:
         raise AssertionError("audited again")
 
     with monkeypatch.context() as patch:
-        patch.setattr(lcnet.audit, "audit_contents", no_audit)
+        patch.setattr(lcnet.audit.verdict, "audit_contents", no_audit)
         assert history([folder], home=tmp_path) == first  # remembered
 
     # The file changes (cut short): it is audited again, and no longer counts.
@@ -253,7 +253,7 @@ def test_the_command_lists_the_matches_and_the_record(
 def test_a_bot_s_side_is_left_out_only_where_its_opponent_s_file_tells_the_match(
     played: Path, tmp_path: Path
 ) -> None:
-    from lcnet.replaylog import read_replay
+    from lcnet.store.replayfile import read_replay
 
     folder = tmp_path / "f"
     folder.mkdir()
@@ -311,7 +311,7 @@ def test_a_file_being_written_is_listed_as_being_played_and_not_remembered(
 ) -> None:
     """Whether a file is being played is asked of the descriptor that reads it
     (the writer's lock), never of its name again (which a FIFO could take)."""
-    from lcnet.replaywriter import ReplayWriter
+    from lcnet.store.writer import ReplayWriter
 
     folder = tmp_path / "f"
     folder.mkdir()
@@ -339,7 +339,7 @@ def _with_header(source: Path, target: Path, *, seat: str | None = None, **extra
     """``source``'s frames under a header of this seat with these fields, as
     `lcnet watch` (seat ``spectator``), `lcnet play` (``opponent_bot``) and
     `--bot` (``bot``) write it."""
-    from lcnet.replaylog import read_replay
+    from lcnet.store.replayfile import read_replay
 
     contents = read_replay(source)
     header = ReplayHeader(

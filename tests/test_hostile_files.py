@@ -48,7 +48,7 @@ import msgpack
 import pytest
 
 from lcnet.errors import ExitCode
-from lcnet.replaylog import (
+from lcnet.store.replayfile import (
     MAGIC,
     MAX_FILE_BYTES,
     RecordKind,
@@ -56,7 +56,7 @@ from lcnet.replaylog import (
     encode_record,
     read_replay,
 )
-from lcnet.replaywriter import write_secret
+from lcnet.store.writer import write_secret
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 SAMPLES: Final = ROOT / "replays"
@@ -603,7 +603,7 @@ def test_a_name_too_long_for_its_side_file_hides_no_unfinished_match(folder: Pat
 def test_a_file_that_grows_while_it_is_read_is_read_as_it_was_when_opened(
     tmp_path: Path,
 ) -> None:
-    from lcnet.safeopen import open_regular
+    from lcnet.store.safeopen import open_regular
 
     path = tmp_path / "growing.lcnet"
     path.write_bytes(b"a" * 1000)
@@ -614,7 +614,7 @@ def test_a_file_that_grows_while_it_is_read_is_read_as_it_was_when_opened(
 
 
 def test_a_file_that_vanishes_between_listing_and_opening_gets_a_note(tmp_path: Path) -> None:
-    from lcnet.history import read_match, replay_files
+    from lcnet.run.history import read_match, replay_files
 
     shutil.copy(SAMPLES / HONEST[0], tmp_path / "gone.lcnet")
     (listed,) = replay_files([tmp_path])
@@ -628,7 +628,7 @@ def test_an_open_never_blocks_on_a_fifo_swapped_in_after_its_stat(tmp_path: Path
     """The fstat of the opened descriptor decides, not the stat before it: a
     FIFO put in the place of a regular file meanwhile is opened without
     waiting for a writer (O_NONBLOCK), and refused."""
-    from lcnet.safeopen import OPEN_FLAGS, FileRefused, open_regular
+    from lcnet.store.safeopen import OPEN_FLAGS, FileRefused, open_regular
 
     path = tmp_path / "swap.lcnet"
     os.mkfifo(path)

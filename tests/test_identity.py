@@ -1,4 +1,4 @@
-"""Specification tests for lcnet.identity and ``lcnet id``.
+"""Specification tests for lcnet.store.identity and ``lcnet id``.
 
 Every test runs with its own ``$LCNET_HOME`` (see conftest.py), so the real
 home directory is never touched.
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from nacl.signing import SigningKey
 
-from lcnet import identity
 from lcnet.cli import main
 from lcnet.errors import UserError
-from lcnet.identity import PeerStatus
+from lcnet.store import identity
+from lcnet.store.identity import PeerStatus
 
 ZERO_SEED_PUBLIC_KEY = bytes.fromhex(
     "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29"

@@ -15,9 +15,10 @@ import signal
 import sys
 from pathlib import Path
 
-from lcnet import audit, identity
+from lcnet.audit import verdict as audit
 from lcnet.errors import ExitCode
-from lcnet.replaylog import read_replay
+from lcnet.store import identity
+from lcnet.store.replayfile import read_replay
 from tests.netns import (
     ADDRESS_A,
     ADDRESS_B,
@@ -190,7 +191,7 @@ def test_a_match_being_played_is_announced_as_such_and_a_spectator_finds_it(
 
 FORGER = """
 import asyncio, sys
-from lcnet.discovery import Announcer
+from lcnet.net.discovery import Announcer
 
 async def main():
     announcer = Announcer([sys.argv[1]], name="Alice", fingerprint=sys.argv[2],
@@ -390,8 +391,8 @@ def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
 STALLER = """
 import asyncio, sys
 import nacl.signing, zmq, zmq.asyncio
-from lcnet import wire
-from lcnet.session import Session
+from lcnet.protocol import wire
+from lcnet.protocol.session import Session
 
 async def main():
     ctx = zmq.asyncio.Context()
@@ -482,7 +483,7 @@ def test_a_spectator_on_another_machine_watches_and_checks_the_match(
 
 STALLED_SPECTATOR = """
 import sys, zmq, nacl.signing
-from lcnet import wire
+from lcnet.protocol import wire
 key = nacl.signing.SigningKey(bytes(32))
 sock = zmq.Context().socket(zmq.DEALER)
 sock.setsockopt(zmq.RCVHWM, 1)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import audit
+from lcnet.audit import verdict as audit
 from lcnet.errors import ExitCode
-from lcnet.replaylog import read_replay
+from lcnet.store.replayfile import read_replay
 from tests.netns import ADDRESS_A, Lan, Lan3
 from tests.netutil import (
     DEADLINE,

@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from lcnet import audit
+from lcnet.audit import verdict as audit
 from lcnet.cli.play import EPILOG
 from tests.netutil import LOOPBACK, TIMING_ARGS, finish, lcnet_env
 

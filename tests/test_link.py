@@ -1,6 +1,6 @@
 """The link's decisions, one event at a time, on a clock the test holds.
 
-:class:`lcnet.link.Link` has no socket and reads no clock: each test tells it
+:class:`lcnet.link.liveness.Link` has no socket and reads no clock: each test tells it
 what happened and what time it is, and reads what it would do. Every timer
 (pings, the peer timeout, the connect timeout, the redial grace), every
 status, the pacing of ``sync`` frames and the limit on resends are here.
@@ -13,8 +13,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet.frontend import Status
-from lcnet.link import (
+from lcnet.game.seat import Seat
+from lcnet.link.liveness import (
     QUIET_AFTER,
     REDIAL_GRACE,
     RESEND_INTERVAL,
@@ -39,7 +39,7 @@ from lcnet.link import (
     StatusChanged,
     Timing,
 )
-from lcnet.seat import Seat
+from lcnet.protocol.client import Status
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
 TIMING = Timing(ping_interval=2.0, peer_timeout=10.0, connect_timeout=30.0)
@@ -247,7 +247,7 @@ def test_a_resumed_joiner_still_connecting_counts_a_silent_host_as_disconnected(
 
 
 def test_a_joiner_whose_host_falls_silent_dials_again_once() -> None:
-    # Nothing else ends a connection that died unseen: no ZMTP heartbeats (lcnet.net).
+    # Nothing else ends a connection that died unseen: no ZMTP heartbeats (lcnet.net.peer).
     link = playing(JOINER)
     actions = link.tick(T0 + 12, THEIR_TURN)
     assert StatusChanged(Status.DISCONNECTED) in actions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lcnet import names
+from lcnet.store import names
 
 
 @pytest.mark.parametrize(

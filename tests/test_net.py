@@ -15,14 +15,18 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import audit, hashing, identity, net, wire
+from lcnet.audit import verdict as audit
 from lcnet.bots import make_bot
+from lcnet.deck import hashing
 from lcnet.errors import ExitCode
-from lcnet.events import MatchOptions
-from lcnet.frontend import Status
-from lcnet.phases import Phase
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.net import peer as net
+from lcnet.protocol import wire
+from lcnet.protocol.client import Status
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.phases import Phase
+from lcnet.store import identity
+from lcnet.store.replayfile import read_replay
 from tests.netutil import (
     DEADLINE,
     FAST,
@@ -494,11 +498,11 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
     """Resuming is only ever explicit (`lcnet resume`): hosting or joining starts anew."""
     import random
 
-    from lcnet import localmatch
     from lcnet.bots.uniform import RandomBot
-    from lcnet.replaylog import ReplayHeader
-    from lcnet.replaywriter import write_replay, write_secret
-    from lcnet.saved import unfinished_matches
+    from lcnet.run import localmatch
+    from lcnet.run.saved import unfinished_matches
+    from lcnet.store.replayfile import ReplayHeader
+    from lcnet.store.writer import write_replay, write_secret
 
     closed = refused_port
     rng = random.Random(12)
@@ -621,7 +625,7 @@ def test_a_poisonous_message_does_not_stop_the_host(tmp_path: Path) -> None:
 
 
 def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Path) -> None:
-    from lcnet import identity
+    from lcnet.store import identity
 
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -729,7 +733,7 @@ def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
     the host's welcome and goes silent. Past the opening timeout the host
     turns it away (it sees why), drops the match's files, waits again, and
     plays the next joiner to the end."""
-    from lcnet.session import Session
+    from lcnet.protocol.session import Session
 
     async def main() -> tuple[wire.Frame, tuple[int, str, str], tuple[int, str, str]]:
         host, port = await spawn_host(tmp_path / "h", extra=["--opening-timeout", "1"])

@@ -21,12 +21,16 @@ import nacl.signing
 import zmq
 import zmq.asyncio
 
-from lcnet import hashing, identity, net, sockets, wire
 from lcnet.bots import make_bot
-from lcnet.events import MatchOptions
-from lcnet.frontend import Status
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.deck import hashing
+from lcnet.game.seat import Seat
+from lcnet.net import peer as net
+from lcnet.net import sockets
+from lcnet.protocol import wire
+from lcnet.protocol.client import Status
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.session import Session
+from lcnet.store import identity
 from tests.netutil import DEADLINE, LOOPBACK, LocalPeer, local_host, local_joiner
 from tests.test_net import _ask, _stranger_hello, assert_valid_pair
 

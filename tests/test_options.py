@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from lcnet.addresses import interface_addresses
 from lcnet.cli import COMMANDS, main
-from lcnet.rematch import MAX_REMATCHES
-from lcnet.wire import MAX_ROUNDS
+from lcnet.link.rematch import MAX_REMATCHES
+from lcnet.net.addresses import interface_addresses
+from lcnet.protocol.wire import MAX_ROUNDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "replays" / "sample-complete-host.lcnet"

@@ -15,14 +15,14 @@ import pytest
 
 from lcnet.bots import BOTS, Bot, make_bot
 from lcnet.bots.panel import HELD_OUT, PANEL, TUNING
-from lcnet.cards import LEVEL_AFTER, THRESHOLD
-from lcnet.engine import Match, Round, Turn, View
 from lcnet.errors import UserError
-from lcnet.selfplay import MAX_TURNS_PER_ROUND, run
+from lcnet.game.cards import LEVEL_AFTER, THRESHOLD
+from lcnet.game.engine import Match, Round, Turn, View
+from lcnet.run.selfplay import MAX_TURNS_PER_ROUND, run
 
 MEMBERS = tuple(PANEL)
 PANEL_DIR = Path(__file__).resolve().parent.parent / "lcnet" / "bots" / "panel"
-ALLOWED_IMPORTS = ("lcnet.cards", "lcnet.engine", "lcnet.errors", "lcnet.bots.panel")
+ALLOWED_IMPORTS = ("lcnet.game.cards", "lcnet.game.engine", "lcnet.errors", "lcnet.bots.panel")
 """What a panel module may import of lcnet: the rules, and the panel itself."""
 
 

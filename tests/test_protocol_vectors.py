@@ -9,11 +9,11 @@ import msgpack
 import nacl.signing
 import pytest
 
-from lcnet import wire
-from lcnet.events import MatchOptions
-from lcnet.observer import Observer
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.observer import Observer
+from lcnet.protocol.session import Session
 
 SPEC = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
 

@@ -13,14 +13,17 @@ from pathlib import Path
 import nacl.signing
 import zmq.asyncio
 
-from lcnet import audit, deal, hashing, rematch, wire
+from lcnet.audit import verdict as audit
+from lcnet.deck import deal, hashing
 from lcnet.errors import UNREACHABLE_TEXT, Refused, UserError
-from lcnet.events import MatchOptions
-from lcnet.link import Timing
-from lcnet.netplay import Player, host_match, join_match
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.game.seat import Seat
+from lcnet.link import rematch
+from lcnet.link.liveness import Timing
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.session import Session
+from lcnet.run.netmatch import Player, host_match, join_match
+from lcnet.store.replayfile import read_replay
 from tests.netutil import (
     DEADLINE,
     LOOPBACK,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from lcnet import audit, repair, wire
-from lcnet.replaylog import MAGIC, ReplayHeader, read_replay
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
+from lcnet.audit import repair
+from lcnet.audit import verdict as audit
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.store.replayfile import MAGIC, ReplayHeader, read_replay
+from lcnet.store.writer import write_replay
 
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 HOST = SAMPLES / "sample-complete-host.lcnet"  # sealed, 363 frames, the host's file

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import replaylog
-from lcnet.replaylog import (
+from lcnet.store import replayfile as replaylog
+from lcnet.store.replayfile import (
     MAGIC,
     ReplayFileError,
     ReplayHeader,
@@ -21,14 +21,14 @@ from lcnet.replaylog import (
     parse_replay,
     read_replay,
 )
-from lcnet.replaywriter import (
+from lcnet.store.safeopen import open_regular
+from lcnet.store.writer import (
     ReplayWriter,
     delete_secret,
     read_secret,
     secret_path,
     write_secret,
 )
-from lcnet.safeopen import open_regular
 
 HEADER = ReplayHeader(seat="host", created="2026-11-29T12:00:00Z", software="lcnet test")
 
@@ -290,7 +290,7 @@ def _loop(path: Path) -> str:
 def test_what_is_not_a_regular_replay_file_is_refused_before_it_is_read(
     tmp_path: Path, make_it: Callable[[Path], str]
 ) -> None:
-    """Never a blocking open, never a read past the size limit (lcnet.safeopen):
+    """Never a blocking open, never a read past the size limit (lcnet.store.safeopen):
     a FIFO would wait for a writer, /dev/zero and a sparse file read whole are
     a MemoryError."""
     path = tmp_path / "x\x1b[2J.lcnet"

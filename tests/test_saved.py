@@ -19,14 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import identity, localmatch
 from lcnet.bots.uniform import RandomBot
 from lcnet.cli import main
-from lcnet.events import MatchOptions
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import write_replay, write_secret
-from lcnet.saved import saved_matches
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import MatchOptions
+from lcnet.run import localmatch
+from lcnet.run.saved import saved_matches
+from lcnet.store import identity
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import write_replay, write_secret
 from tests.netutil import LOOPBACK, finish, lcnet_env, spawn, stop, wait_line
 from tests.test_first_contact import assert_valid_pair, write_identity
 

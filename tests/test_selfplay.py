@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import localmatch, selfplay
 from lcnet.bots import Bot
-from lcnet.cards import Card
 from lcnet.cli import main
-from lcnet.engine import Draw, Round, Turn, View
-from lcnet.seat import Seat
-from lcnet.selfplay import (
+from lcnet.game.cards import Card
+from lcnet.game.engine import Draw, Round, Turn, View
+from lcnet.game.seat import Seat
+from lcnet.run import localmatch, selfplay
+from lcnet.run.selfplay import (
     BotDefect,
     GameResult,
     Tally,

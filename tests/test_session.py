@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import audit, localmatch, wire
+from lcnet.audit import verdict as audit
 from lcnet.bots.uniform import RandomBot
-from lcnet.cards import ALL_CARDS
-from lcnet.engine import Draw, IllegalMoveError, IllegalReason, PutDown, Round, Turn, View
 from lcnet.errors import LocalProtocolError
-from lcnet.events import (
+from lcnet.game.cards import ALL_CARDS
+from lcnet.game.engine import Draw, IllegalMoveError, IllegalReason, PutDown, Round, Turn, View
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import (
     MatchEnded,
     MatchOptions,
     MatchStarted,
@@ -21,10 +23,10 @@ from lcnet.events import (
     RoundVerified,
     TurnPlayed,
 )
-from lcnet.phases import Phase
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.transitions import turn_of
+from lcnet.protocol.phases import Phase
+from lcnet.protocol.session import Session
+from lcnet.protocol.transitions import turn_of
+from lcnet.run import localmatch
 from tests.cheaters import Table
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

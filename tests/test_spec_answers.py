@@ -18,11 +18,13 @@ import msgpack
 import nacl.signing
 import pytest
 
-from lcnet import audit, deal, group, hashing, wire
-from lcnet.events import DisputeRaised, FrameDropped, MatchOptions
-from lcnet.observer import Observer
-from lcnet.seat import Seat
-from lcnet.session import Session
+from lcnet.audit import verdict as audit
+from lcnet.deck import deal, group, hashing
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import DisputeRaised, FrameDropped, MatchOptions
+from lcnet.protocol.observer import Observer
+from lcnet.protocol.session import Session
 from tests.cheaters import Cheater, Table, once
 from tests.test_protocol_vectors import spec_frames
 
@@ -695,7 +697,7 @@ def _cut_in_a_planted_record(seat: str) -> bytes:
     """A file of ``seat`` whose last record, the joiner's `coin`, is cut off by
     the end of the file just after a FRAME record the joiner planted inside it
     (a field of its announced minor 1.2 holding a copy of the welcome)."""
-    from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record
+    from lcnet.store.replayfile import MAGIC, RecordKind, ReplayHeader, encode_record
 
     joiner, _ = SPEC_KEYS
     hello, welcome, game = _opening_with_a_1_2_joiner()
@@ -729,7 +731,7 @@ def _cut_in_a_planted_record(seat: str) -> bytes:
 def test_a_player_s_crash_torn_file_stays_torn_whatever_its_last_record_holds(
     seat: str,
 ) -> None:
-    from lcnet.replaylog import parse_replay
+    from lcnet.store.replayfile import parse_replay
 
     contents = parse_replay(_cut_in_a_planted_record(seat))
     assert contents.damage == [] and contents.torn is not None and len(contents.frames) == 2
@@ -740,7 +742,7 @@ def test_a_spectator_s_file_has_no_owner_so_a_cut_off_record_is_a_torn_tail() ->
     record of its file may hold bytes a player chose; so nothing after a
     cut-off record can show that the file went on, and the record is a torn
     tail. Here the joiner planted a FRAME record inside its own `coin`."""
-    from lcnet.replaylog import parse_replay
+    from lcnet.store.replayfile import parse_replay
 
     contents = parse_replay(_cut_in_a_planted_record("spectator"))
     assert contents.damage == [] and contents.torn is not None and len(contents.frames) == 2
@@ -758,7 +760,7 @@ def test_after_damage_a_torn_end_can_be_a_run_a_player_planted() -> None:
     frame after the coin is swallowed, and the "torn tail" is the joiner's. A
     twin made by the joiner holds exactly that transcript; nothing in either
     file can show what the host's file really held."""
-    from lcnet.replaylog import MAGIC, RecordKind, ReplayHeader, encode_record, parse_replay
+    from lcnet.store.replayfile import MAGIC, RecordKind, ReplayHeader, encode_record, parse_replay
 
     joiner, host = SPEC_KEYS
     hello, welcome, game = _opening_with_a_1_2_joiner()
@@ -802,7 +804,7 @@ def test_after_damage_a_torn_end_can_be_a_run_a_player_planted() -> None:
     assert hosts_next not in damage.frames_after and contents.frames == [hello, welcome]
     assert contents.torn is not None and contents.torn.offset < data.index(last)
     # The joiner's "twin" agrees with it, and the merged transcript chains.
-    from lcnet import repair
+    from lcnet.audit import repair
 
     twin = dataclasses.replace(contents, frames=[hello, welcome, other_coin], damage=[], torn=None)
     fix = repair.repair(contents, twin, "twin")

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from lcnet import audit, hashing, wire
-from lcnet.replaylog import MAGIC, ReplayFileError, parse_replay
-from lcnet.seat import Seat
+from lcnet.audit import verdict as audit
+from lcnet.deck import hashing
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.store.replayfile import MAGIC, ReplayFileError, parse_replay
 from tests.cheaters import Table
 
 HOST, JOINER = Seat.HOST, Seat.JOINER

@@ -17,14 +17,14 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import wire
-from lcnet.events import FrameDropped
-from lcnet.observer import Observer
-from lcnet.phases import Phase
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.transitions import TABLE
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import FrameDropped
+from lcnet.protocol.observer import Observer
+from lcnet.protocol.phases import Phase
+from lcnet.protocol.session import Session
+from lcnet.protocol.transitions import TABLE
+from lcnet.store.replayfile import read_replay
 from tests.cheaters import Table
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"
@@ -70,7 +70,7 @@ def test_every_phase_is_in_the_table_and_every_successor_is_a_phase() -> None:
         assert all(successor in TABLE for successor in row.successors), phase
         if row.expects is not None:
             handler = row.handler
-            assert handler is not None and handler.__module__ == "lcnet.transitions", phase
+            assert handler is not None and handler.__module__ == "lcnet.protocol.transitions", phase
             assert handler.__name__ == f"on_{row.expects.TYPE}", phase
 
 

@@ -21,12 +21,13 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, identity
+from lcnet.audit import verdict as audit
 from lcnet.errors import ExitCode
-from lcnet.events import MatchOptions
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.watchpeer import Watching, watch
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import MatchOptions
+from lcnet.store import identity
+from lcnet.store.replayfile import read_replay
+from lcnet.watch.peer import Watching, watch
 from tests import zmtp
 from tests.netutil import (
     DEADLINE,
@@ -146,7 +147,7 @@ def test_a_host_mid_match_survives_connections_that_flood_and_close_unread(
 
 
 def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Path) -> None:
-    """The options alone (lcnet.sockets.bind_host's socket, nothing of lcnet's
+    """The options alone (lcnet.net.sockets.bind_host's socket, nothing of lcnet's
     logic): a child that answers every message and is slower than the flood."""
 
     async def main() -> None:
@@ -178,7 +179,7 @@ def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Pat
 
 _ROUTER_CHILD = """
 import time, zmq, zmq.asyncio
-from lcnet.sockets import bind_host
+from lcnet.net.sockets import bind_host
 ctx = zmq.asyncio.Context()
 sock, port = bind_host(ctx, "127.0.0.1", 0)
 plain = zmq.Socket.shadow(sock.underlying)
@@ -216,7 +217,7 @@ async def _ask_router(port: int) -> bytes:
 
 
 def _honest(tmp_path: Path, lines: list[str]) -> Watching:
-    """The real spectator (lcnet.watchpeer), as ``lcnet watch`` runs it."""
+    """The real spectator (lcnet.watch.peer), as ``lcnet watch`` runs it."""
     me = identity.Identity("Honest", nacl.signing.SigningKey(b"\x07" * 32))
     (tmp_path / "w").mkdir(parents=True, exist_ok=True)
     # The in-process players never answer about another match: nothing to follow.
@@ -358,7 +359,7 @@ def test_bytes_that_are_not_zmtp_3_never_become_messages() -> None:
     # decoding them delayed a real match by minutes and grew by 20 MB/s
     # (found from outside). Now such a peer is refused at the greeting, and
     # an honest ZMTP 3 peer still gets through.
-    from lcnet.sockets import bind_host, connect_joiner
+    from lcnet.net.sockets import bind_host, connect_joiner
 
     async def main() -> tuple[int, bytes]:
         context = zmq.asyncio.Context()

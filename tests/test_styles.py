@@ -15,9 +15,9 @@ import pytest
 from lcnet.bots import BOTS, Bot, make_bot
 from lcnet.bots.commitment import committed_turns
 from lcnet.bots.styles import CAUTIOUS_WAGER
-from lcnet.engine import Round, Turn, View
 from lcnet.errors import UserError
-from lcnet.selfplay import MAX_TURNS_PER_ROUND, run
+from lcnet.game.engine import Round, Turn, View
+from lcnet.run.selfplay import MAX_TURNS_PER_ROUND, run
 
 STYLES = ("cautious", "aggressive")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lcnet.cards import Card, Suit, parse_cards
-from lcnet.engine import Round, Turn
+from lcnet.game.cards import Card, Suit, parse_cards
+from lcnet.game.engine import Round, Turn
 from lcnet.ui.board import (
     SCREEN_WIDTH,
     Board,

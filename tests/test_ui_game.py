@@ -12,11 +12,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth
 
 from lcnet.bots import LEVELS
-from lcnet.engine import Turn
 from lcnet.errors import ExitCode
-from lcnet.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
-from lcnet.frontend import Status, Update
-from lcnet.seat import Seat
+from lcnet.game.engine import Turn
+from lcnet.game.seat import Seat
+from lcnet.protocol.client import Status, Update
+from lcnet.protocol.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
 from lcnet.ui.game import GameUI
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient

@@ -8,7 +8,7 @@ from pathlib import Path
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.keys import KEY_ALIASES, Keys
 
-from lcnet.deal import HAND_SIZE
+from lcnet.deck.deal import HAND_SIZE
 from lcnet.ui.game import GameUI
 from lcnet.ui.gamekeys import HELP_END, HELP_TEXT, KEYS, LISTED_ORDER, When
 from lcnet.ui.keys import markdown_rows

@@ -11,11 +11,11 @@ from typing import TextIO, cast
 
 import pytest
 
-from lcnet.engine import Turn, View
 from lcnet.errors import ExitCode
-from lcnet.events import DisputeInfo, DisputeRaised, MatchOptions
-from lcnet.frontend import Status, Update
-from lcnet.seat import Seat
+from lcnet.game.engine import Turn, View
+from lcnet.game.seat import Seat
+from lcnet.protocol.client import Status, Update
+from lcnet.protocol.events import DisputeInfo, DisputeRaised, MatchOptions
 from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
 from tests.localclient import LocalClient
@@ -246,8 +246,8 @@ def test_the_result_puts_the_winner_s_total_first() -> None:
     # point 15).
     from types import SimpleNamespace
 
-    from lcnet.engine import Outcome
-    from lcnet.seat import Seat
+    from lcnet.game.engine import Outcome
+    from lcnet.game.seat import Seat
     from lcnet.ui.tracker import MatchTracker
 
     me = SimpleNamespace(me=Seat.HOST, opponent="Alice")
@@ -268,10 +268,10 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
 
     import nacl.signing
 
-    from lcnet.frontend import Status, Update
-    from lcnet.matchstate import state_of
-    from lcnet.seat import Seat
-    from lcnet.session import Session
+    from lcnet.game.seat import Seat
+    from lcnet.protocol.client import Status, Update
+    from lcnet.protocol.session import Session
+    from lcnet.protocol.snapshot import state_of
     from lcnet.ui.tracker import MatchTracker
 
     session = Session.host(nacl.signing.SigningKey(b"\x01" * 32), b"\x02" * 32, name="Hana")

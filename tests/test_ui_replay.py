@@ -10,12 +10,12 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from lcnet import replay
 from lcnet.bots import advice
 from lcnet.cli import main
-from lcnet.replay import MatchRecord
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.review import positions as replay
+from lcnet.review.positions import MatchRecord
+from lcnet.store.replayfile import read_replay
 from lcnet.ui.board import SCREEN_WIDTH, plain
 from lcnet.ui.replay_view import (
     BODY_ROWS,

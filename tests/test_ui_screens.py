@@ -14,11 +14,11 @@ from pathlib import Path
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from lcnet import localmatch
-from lcnet.deal import HAND_SIZE
+from lcnet.deck.deal import HAND_SIZE
 from lcnet.errors import ExitCode
-from lcnet.events import TurnPlayed
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import TurnPlayed
+from lcnet.run import localmatch
 from lcnet.ui.game import MIN_COLUMNS, MIN_ROWS, GameUI, status_line
 from lcnet.ui.gamekeys import HELP_TEXT
 from lcnet.ui.tracker import pile_draws

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lcnet.engine import Draw, PutDown, Round, Turn, View
+from lcnet.game.engine import Draw, PutDown, Round, Turn, View
 from lcnet.ui.turn import Confirm, Do, Say, Send, Stage, TurnInput
 
 

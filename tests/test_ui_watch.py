@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prompt_toolkit.input import DummyInput, PipeInput, create_pipe_input
 
-from lcnet import audit, replay
-from lcnet.events import MatchOptions
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.spectator import Spectator
+from lcnet.audit import verdict as audit
+from lcnet.game.seat import Seat
+from lcnet.protocol.events import MatchOptions
+from lcnet.review import positions as replay
+from lcnet.store.replayfile import read_replay
 from lcnet.ui import replay_view
 from lcnet.ui.board import SCREEN_WIDTH, plain
 from lcnet.ui.keys import markdown_rows
@@ -41,6 +41,7 @@ from lcnet.ui.watch_view import (
     Page,
     WatchScreen,
 )
+from lcnet.watch.spectator import Spectator
 from tests.netutil import DEADLINE, LOOPBACK, local_host, local_joiner
 from tests.test_watch import _watching
 from tests.uisupport import SmallOutput, match_frames, render, wait_until
@@ -71,7 +72,7 @@ def watch_screen(input: PipeInput | None = None) -> WatchScreen:
 
 
 def feed(screen: WatchScreen, spectator: Spectator, message: list[bytes]) -> None:
-    """One message from the host, as lcnet.watchpeer hands it to the screen."""
+    """One message from the host, as lcnet.watch.peer hands it to the screen."""
     received = spectator.receive(message)
     if received.frames:
         screen.take_frames(spectator.frames)

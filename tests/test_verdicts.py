@@ -17,15 +17,18 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, repair, rounddeal, transitions, wire
-from lcnet.events import FrameDropped, MatchOptions
-from lcnet.group import GROUP_ORDER, GroupError
-from lcnet.net import LocalFailure, NetPeer
-from lcnet.phases import Phase
-from lcnet.replaylog import ReplayHeader, read_replay
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
-from lcnet.session import Session, SessionFailed
+from lcnet.audit import repair
+from lcnet.audit import verdict as audit
+from lcnet.deck import rounddeal
+from lcnet.deck.group import GROUP_ORDER, GroupError
+from lcnet.game.seat import Seat
+from lcnet.net.peer import LocalFailure, NetPeer
+from lcnet.protocol import transitions, wire
+from lcnet.protocol.events import FrameDropped, MatchOptions
+from lcnet.protocol.phases import Phase
+from lcnet.protocol.session import Session, SessionFailed
+from lcnet.store.replayfile import ReplayHeader, read_replay
+from lcnet.store.writer import write_replay
 from replays.make_samples import NewerJoiner
 from tests.cheaters import Cheater, Table, Tamper, once
 
@@ -232,7 +235,7 @@ def handle_moves_with(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
     into this program), for the rest of the test."""
     from types import MappingProxyType
 
-    from lcnet import transcript
+    from lcnet.protocol import transcript
 
     table = dict(transcript.TABLE)
     table[Phase.MOVE] = dataclasses.replace(table[Phase.MOVE], handler=handler)

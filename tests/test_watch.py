@@ -20,20 +20,24 @@ import pytest
 import zmq
 import zmq.asyncio
 
-from lcnet import audit, hashing, identity, replay, wire
-from lcnet.audience import (
+from lcnet.audit import verdict as audit
+from lcnet.deck import hashing
+from lcnet.game.seat import Seat
+from lcnet.link.audience import (
     BAD_WATCH_SIGNATURE_REASON,
     NO_GAME,
     NO_SPECTATORS_REASON,
     Audience,
     full_reason,
 )
-from lcnet.events import MatchOptions
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.session import Session
-from lcnet.spectator import Spectator
-from lcnet.watchpeer import Watching, watch
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.session import Session
+from lcnet.review import positions as replay
+from lcnet.store import identity
+from lcnet.store.replayfile import read_replay
+from lcnet.watch.peer import Watching, watch
+from lcnet.watch.spectator import Spectator
 from tests.cheaters import Cheater, once
 from tests.netutil import (
     DEADLINE,

@@ -20,11 +20,14 @@ from pathlib import Path
 import nacl.signing
 import pytest
 
-from lcnet import audit, hashing, identity
+from lcnet.audit import verdict as audit
+from lcnet.deck import hashing
 from lcnet.errors import Refused
-from lcnet.replaylog import MAX_FILE_BYTES, RECORD_OVERHEAD, read_replay
-from lcnet.seat import Seat
-from lcnet.spectator import (
+from lcnet.game.seat import Seat
+from lcnet.store import identity
+from lcnet.store.replayfile import MAX_FILE_BYTES, RECORD_OVERHEAD, read_replay
+from lcnet.watch.peer import Watched, Watching, watch
+from lcnet.watch.spectator import (
     ACK_EVERY,
     AFTER_FAULT_FRAMES,
     ASK_INTERVAL,
@@ -35,7 +38,6 @@ from lcnet.spectator import (
     Received,
     Spectator,
 )
-from lcnet.watchpeer import Watched, Watching, watch
 from tests.hostile_host import (
     SCENARIOS,
     BadSignature,
@@ -183,7 +185,7 @@ def test_evidence_is_kept_only_as_far_as_it_can_prove_something(tmp_path: Path) 
 def _fingerprints(match: Match) -> dict[Seat, str]:
     keys = {}
     for raw in match.frames[:2]:
-        from lcnet import wire
+        from lcnet.protocol import wire
 
         message = wire.decode_frame(raw).message
         assert isinstance(message, (wire.Hello, wire.Welcome))
@@ -199,7 +201,7 @@ def test_the_spectator_shows_who_plays_with_their_fingerprints_and_what_it_knows
     the host's key is known here under its name; the joiner's name is known
     here with another key."""
     match = play(7)
-    from lcnet import wire
+    from lcnet.protocol import wire
 
     host_key = wire.decode_frame(match.frames[1]).message.key  # type: ignore[attr-defined]
     real_ben = bytes(nacl.signing.SigningKey(bytes([9]) * 32).verify_key)
@@ -333,7 +335,7 @@ def test_a_quiet_spectator_asks_again_each_interval_until_it_gives_up() -> None:
 
 def test_the_help_s_default_timeout_is_the_spectator_s() -> None:
     from lcnet.cli import watch as cli_watch
-    from lcnet.watchpeer import DEFAULT_TIMEOUT
+    from lcnet.watch.peer import DEFAULT_TIMEOUT
 
     assert cli_watch.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
 

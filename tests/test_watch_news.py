@@ -17,14 +17,15 @@ import nacl.signing
 import pytest
 import zmq.asyncio
 
-from lcnet import audit, wire
-from lcnet.events import MatchOptions, Said
-from lcnet.link import Timing
-from lcnet.netplay import Player, host_match, join_match
-from lcnet.replaylog import read_replay
-from lcnet.seat import Seat
-from lcnet.spectator import Spectator
-from lcnet.watchpeer import Watched, Watching, watch
+from lcnet.audit import verdict as audit
+from lcnet.game.seat import Seat
+from lcnet.link.liveness import Timing
+from lcnet.protocol import wire
+from lcnet.protocol.events import MatchOptions, Said
+from lcnet.run.netmatch import Player, host_match, join_match
+from lcnet.store.replayfile import read_replay
+from lcnet.watch.peer import Watched, Watching, watch
+from lcnet.watch.spectator import Spectator
 from tests.cheaters import Table
 from tests.netutil import (
     DEADLINE,
@@ -171,7 +172,7 @@ def test_a_spectator_follows_the_players_into_their_rematch(
     """Two bots agree on another match: the spectator, which holds a place
     before the first begins, says so, keeps each match in its own file, each
     equal to the players' files and VALID."""
-    from lcnet.audience import Audience
+    from lcnet.link.audience import Audience
 
     # Its second watch gives it a place. One still on trial when a fast match
     # ends can be shown the rematch alone (a limit stated in the closing note
@@ -279,8 +280,8 @@ def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
     the rematch: the host's end of the rematch waits for it (a user saw fast
     bots finish the rematch and the host leave while the spectator was a
     second behind; it never got the second match)."""
-    from lcnet import rematch
-    from lcnet.audience import Audience
+    from lcnet.link import rematch
+    from lcnet.link.audience import Audience
 
     table = Table(tmp_path, seed=9)
     table.run()

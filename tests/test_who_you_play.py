@@ -20,12 +20,13 @@ import pytest
 import zmq.asyncio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from lcnet import identity, net
 from lcnet.cli._netargs import StandardStreams
 from lcnet.errors import ExitCode
-from lcnet.frontend import MatchClient, Status
-from lcnet.netplay import Player, host_match, join_match
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.net import peer as net
+from lcnet.protocol.client import MatchClient, Status
+from lcnet.run.netmatch import Player, host_match, join_match
+from lcnet.store import identity
 from lcnet.ui.game import GameUI
 from lcnet.ui.lines import run_lines
 from tests.netutil import (
@@ -372,7 +373,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
 
 
 def net_options() -> Any:
-    from lcnet.events import MatchOptions
+    from lcnet.protocol.events import MatchOptions
 
     return MatchOptions(rounds=1)
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcnet import wire
+from lcnet.protocol import wire
 
 KEY = nacl.signing.SigningKey(b"\x01" * 32)
 OTHER = nacl.signing.SigningKey(b"\x02" * 32)

@@ -28,13 +28,13 @@ from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
-from lcnet import localmatch
 from lcnet.bots import make_bot
-from lcnet.events import MatchOptions
-from lcnet.frontend import Update
-from lcnet.replaylog import ReplayHeader
-from lcnet.replaywriter import write_replay
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol.client import Update
+from lcnet.protocol.events import MatchOptions
+from lcnet.run import localmatch
+from lcnet.store.replayfile import ReplayHeader
+from lcnet.store.writer import write_replay
 from tests.localclient import LocalClient
 
 TIMEOUT: Final = 60.0

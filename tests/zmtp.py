@@ -28,8 +28,8 @@ from typing import Final
 
 import nacl.signing
 
-from lcnet import wire
-from lcnet.audience import NO_GAME
+from lcnet.link.audience import NO_GAME
+from lcnet.protocol import wire
 
 SIGNATURE: Final = b"\xff" + bytes(7) + b"\x01\x7f"
 """The first ten bytes of every ZMTP 3.x greeting (as libzmq writes them: a
@@ -210,7 +210,7 @@ def open_session(port: int, *, timeout: float = 5.0) -> socket.socket | None:
 def unread_burst(port: int, payload: bytes, count: int, *, abrupt: bool = False) -> bool:
     """Connect, say hello in ZMTP, send ``count`` copies of the one-frame message
     ``payload`` and close without reading a byte of the answers: the pattern
-    that aborted libzmq 4.3.5 with heartbeats on (see lcnet.net). Whether it
+    that aborted libzmq 4.3.5 with heartbeats on (see lcnet.net.peer). Whether it
     could send everything."""
     sock = open_session(port)
     if sock is None:

@@ -1,4 +1,4 @@
-"""Built-in players. A bot sees only a :class:`~lcnet.engine.View`, never the full state.
+"""Built-in players. A bot sees only a :class:`~lcnet.game.engine.View`, never the full state.
 
 Every bot has a ``name`` and ``choose_turn(view) -> Turn``, called when it is
 the bot's turn to put down a card; it returns the whole turn (the put-down
@@ -15,8 +15,8 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from lcnet.engine import Turn, View
 from lcnet.errors import UserError
+from lcnet.game.engine import Turn, View
 
 
 class Bot(Protocol):

@@ -1,6 +1,6 @@
 """Teaching: the bot's suggested turn for a position, and a verdict on a turn played.
 
-Everything here starts from one player's :class:`~lcnet.engine.View`, so it
+Everything here starts from one player's :class:`~lcnet.game.engine.View`, so it
 never reads a card that player could not see: the hint during a match
 (:func:`suggest`) and the analysis of a saved match (:func:`analyze`, fed
 with the file owner's view before each of its turns).
@@ -37,8 +37,8 @@ from typing import Final
 
 from lcnet.bots.mcts import STALL_DRAW_PILE, MctsBot, candidate_turns
 from lcnet.bots.sim import Determinizer, to_turn
-from lcnet.cards import Suit, format_cards, sort_hand
-from lcnet.engine import EXPEDITION_COST, Phase, Turn, View
+from lcnet.game.cards import Suit, format_cards, sort_hand
+from lcnet.game.engine import EXPEDITION_COST, Phase, Turn, View
 
 HINT_DEALS: Final = 300
 """Deals per hint: one position, so a hint takes a fraction of a second."""

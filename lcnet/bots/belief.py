@@ -37,8 +37,8 @@ from typing import Final, NamedTuple
 
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Sim, SimTurn, table_sim
-from lcnet.cards import HAND_SIZE, SUIT_OF, Card, deck_size
-from lcnet.engine import View
+from lcnet.game.cards import HAND_SIZE, SUIT_OF, Card, deck_size
+from lcnet.game.engine import View
 
 PARTICLES: Final = 400
 """Guesses kept of the opponent's hidden hand (about 20 ms a turn to weigh)."""

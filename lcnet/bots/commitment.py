@@ -29,8 +29,8 @@ that is not committed, or play the lowest committed card that can be).
 
 from __future__ import annotations
 
-from lcnet.cards import HAND_SIZE
-from lcnet.engine import Draw, PutDown, Turn, View
+from lcnet.game.cards import HAND_SIZE
+from lcnet.game.engine import Draw, PutDown, Turn, View
 
 
 def put_down_keeps_commitments(view: View, put_down: PutDown) -> bool:

@@ -21,8 +21,8 @@ import random
 from lcnet.bots.commitment import committed_turns
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, policy_turn
 from lcnet.bots.sim import Determinizer, to_turn
-from lcnet.engine import Turn, View
 from lcnet.errors import UserError
+from lcnet.game.engine import Turn, View
 
 
 class GreedyBot:

@@ -75,8 +75,8 @@ from lcnet.bots.belief import MISS, PARTICLES, HandBelief
 from lcnet.bots.commitment import committed_turns, is_stall
 from lcnet.bots.policy import DEFAULT_WEIGHTS, Weights, deal_values, policy_turn, rank_turns
 from lcnet.bots.sim import Determinizer, Sim, SimTurn, from_turn, to_turn
-from lcnet.engine import Turn, View
 from lcnet.errors import UserError
+from lcnet.game.engine import Turn, View
 
 DEFAULT_ITERATIONS: Final = 250
 """Simulations per move when no budget is given (:data:`LATE_FACTOR` times as

@@ -35,8 +35,8 @@ from lcnet.bots.sim import (
     Sim,
     SimTurn,
 )
-from lcnet.cards import LEVEL_AFTER, RANK_OF, SUIT_OF, THRESHOLD
-from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST
+from lcnet.game.cards import LEVEL_AFTER, RANK_OF, SUIT_OF, THRESHOLD
+from lcnet.game.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST
 
 # --------------------------------------------------------- the expedition estimate
 

@@ -1,19 +1,19 @@
 """The bots' simulator: a lean full-information round on card ids and suit masks.
 
-The engine's public API works with :class:`~lcnet.cards.Card` objects, which
+The engine's public API works with :class:`~lcnet.game.cards.Card` objects, which
 is right for callers but too slow for the inner loop of a search. This
 module works on card ids and on *suit masks*: the 12 cards of one suit as
 the bits of an int (bit ``slot`` with the slot numbering of
-:mod:`lcnet.cards`: slots 0-2 are the wagers, slot ``rank + 1`` is the
+:mod:`lcnet.game.cards`: slots 0-2 are the wagers, slot ``rank + 1`` is the
 number ``rank``). Precomputed tables give a mask's number sum, card count or
 wager count in one lookup.
 
 It holds the mask tables, :class:`Sim` (a round that a search copies and
 plays forward) and :class:`Determinizer`, which builds Sims consistent with
-a :class:`~lcnet.engine.View` (never from hidden information). The policy
+a :class:`~lcnet.game.engine.View` (never from hidden information). The policy
 that plays in it is :mod:`lcnet.bots.policy`.
 
-It changes nothing in :mod:`lcnet.engine` and reads no private state of it.
+It changes nothing in :mod:`lcnet.game.engine` and reads no private state of it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from typing import Final, TypeAlias
 
-from lcnet.cards import (
+from lcnet.game.cards import (
     ALL_CARDS,
     CARDS_PER_SUIT,
     LEVEL_AFTER,
@@ -30,10 +30,10 @@ from lcnet.cards import (
     WAGER_COPIES,
     sort_hand,
 )
-from lcnet.engine import BONUS, BONUS_LENGTH, DRAWS, EXPEDITION_COST, PUT_DOWNS, Turn, View
+from lcnet.game.engine import BONUS, BONUS_LENGTH, DRAWS, EXPEDITION_COST, PUT_DOWNS, Turn, View
 
 # The per-card tables SUIT_OF, RANK_OF, LEVEL_AFTER and THRESHOLD are the
-# engine's (lcnet.cards); only the bit of a card in its suit mask is ours.
+# engine's (lcnet.game.cards); only the bit of a card in its suit mask is ours.
 BIT_OF: Final = tuple(1 << (c.id % CARDS_PER_SUIT) for c in ALL_CARDS)
 
 SUIT_MASK: Final = (1 << CARDS_PER_SUIT) - 1
@@ -81,13 +81,13 @@ SimTurn: TypeAlias = tuple[int, bool, int]
 
 
 def to_turn(sim_turn: SimTurn) -> Turn:
-    """The engine's :class:`~lcnet.engine.Turn` for a simulator's turn."""
+    """The engine's :class:`~lcnet.game.engine.Turn` for a simulator's turn."""
     cid, discard, draw = sim_turn
     return Turn(PUT_DOWNS[cid * 2 + discard], DRAWS[draw + 1])
 
 
 def from_turn(turn: Turn) -> SimTurn:
-    """The simulator's form of an engine :class:`~lcnet.engine.Turn`."""
+    """The simulator's form of an engine :class:`~lcnet.game.engine.Turn`."""
     draw = NO_DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
     return (turn.put_down.card.id, turn.put_down.discard, draw)
 

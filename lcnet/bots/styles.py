@@ -3,7 +3,7 @@
 They exist to measure a search bot against more than one way of playing, so
 they share nothing with :mod:`lcnet.bots.policy` (the heuristic that
 ``greedy`` plays and that ``mcts`` searches with): a few plain rules each,
-with their own numbers, reading only the bot's :class:`~lcnet.engine.View`.
+with their own numbers, reading only the bot's :class:`~lcnet.game.engine.View`.
 
 ``cautious``
     Opens an expedition only with :data:`CAUTIOUS_OPEN_CARDS` playable
@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from lcnet.bots.commitment import committed_turns
-from lcnet.cards import Card, Suit
-from lcnet.engine import PutDown, Turn, View
 from lcnet.errors import UserError
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import PutDown, Turn, View
 
 CAUTIOUS_OPEN: Final = 25
 """Points (held numbers plus expected arrivals) before ``cautious`` opens a suit."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from lcnet.engine import Turn, View
+from lcnet.game.engine import Turn, View
 
 
 class RandomBot:

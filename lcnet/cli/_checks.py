@@ -15,8 +15,8 @@ import socket
 from pathlib import Path
 from typing import Final
 
-from lcnet import identity
 from lcnet.errors import UsageError, UserError
+from lcnet.store import identity
 from lcnet.textsafe import shown
 
 MAX_SECONDS: Final = 86_400.0
@@ -104,7 +104,7 @@ def ready_fd(fd: int | None) -> None:
 def bind(value: str) -> None:
     """``--bind``: every address (``*``), one of this machine's IP addresses (any
     loopback or unspecified one too), an interface's name, or ``localhost``."""
-    from lcnet.addresses import EVERY_ADDRESS, interface_addresses
+    from lcnet.net.addresses import EVERY_ADDRESS, interface_addresses
 
     if value in (EVERY_ADDRESS, "localhost"):
         return

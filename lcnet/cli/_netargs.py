@@ -9,17 +9,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-from lcnet import identity
-from lcnet.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
 from lcnet.bots import bot_choices
 from lcnet.cli import _checks as checks
 from lcnet.errors import ExitCode, UsageError, UserError
-from lcnet.frontend import MatchClient, Update
-from lcnet.net import (
+from lcnet.link.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
+from lcnet.link.rematch import MAX_REMATCHES
+from lcnet.net.peer import (
     Timing,
 )
-from lcnet.netplay import DEFAULT_REPLAYS, Player
-from lcnet.rematch import MAX_REMATCHES
+from lcnet.protocol.client import MatchClient, Update
+from lcnet.run.netmatch import DEFAULT_REPLAYS, Player
+from lcnet.store import identity
 from lcnet.textsafe import shown
 
 BIND_HELP = (
@@ -356,7 +356,7 @@ def add_spectators_argument(parser: argparse.ArgumentParser) -> None:
 
 
 class StandardStreams:
-    """The person at this program's standard streams (a :class:`~lcnet.netplay.FrontEnd`):
+    """The person at this program's standard streams (a :class:`~lcnet.run.netmatch.FrontEnd`):
     the full-screen game when both standard input and output are a terminal, the
     line mode otherwise (pipes, files, scripts). The user interface is imported
     only when the match starts."""

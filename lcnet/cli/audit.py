@@ -11,11 +11,11 @@ import os
 import sys
 from typing import Any
 
-from lcnet import audit
-from lcnet.compare import Comparison
+from lcnet.audit import verdict as audit
+from lcnet.audit.compare import Comparison
+from lcnet.audit.repair import audit_pair
 from lcnet.invocation import command
-from lcnet.repair import audit_pair
-from lcnet.replaylog import ReplayContents, ReplayFileError, read_replay
+from lcnet.store.replayfile import ReplayContents, ReplayFileError, read_replay
 from lcnet.textsafe import shown
 
 DESCRIPTION = """\

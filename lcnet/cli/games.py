@@ -11,9 +11,9 @@ import json
 import sys
 from collections.abc import Callable
 
-from lcnet import discovery
-from lcnet.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
 from lcnet.errors import ExitCode, UsageError, UserError
+from lcnet.net import discovery
+from lcnet.net.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
 from lcnet.textsafe import shown
 
 DESCRIPTION = """\
@@ -59,7 +59,7 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
 
 def _look(seconds: float) -> list[Game]:
     """The games found, marked against the known peers (:func:`discovery.assess`)."""
-    from lcnet import identity
+    from lcnet.store import identity
 
     if not 0 < seconds <= 600:
         raise UsageError(f"--timeout must be more than 0 and at most 600 seconds, not {seconds:g}")
@@ -174,9 +174,9 @@ def _say(text: str) -> None:
 
 def join_found(args: argparse.Namespace) -> int:
     """``lcnet join`` with no address: look, list, pick, then join the picked game."""
-    from lcnet import identity
     from lcnet.cli._netargs import player_from
-    from lcnet.netplay import join_match
+    from lcnet.run.netmatch import join_match
+    from lcnet.store import identity
 
     player = player_from(args)
     me = identity.load_identity()

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Final
 
-from lcnet.history import Match, Player, Record, Tally, bot_name, history, records
-from lcnet.netplay import DEFAULT_REPLAYS
+from lcnet.run.history import Match, Player, Record, Tally, bot_name, history, records
+from lcnet.run.netmatch import DEFAULT_REPLAYS
 from lcnet.textsafe import shown
 
 DESCRIPTION = f"""\
@@ -125,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _own_fingerprint() -> str | None:
-    from lcnet import identity
     from lcnet.errors import UserError
+    from lcnet.store import identity
 
     try:
         if not identity.identity_exists():

@@ -7,7 +7,6 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from lcnet.addresses import EVERY_ADDRESS
 from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import (
     BIND_HELP,
@@ -18,10 +17,11 @@ from lcnet.cli._netargs import (
     player_from,
     print_listening,
 )
-from lcnet.events import MatchOptions
-from lcnet.net import DEFAULT_PORT
-from lcnet.netplay import host_match, player_identity
-from lcnet.wire import MAX_ROUNDS
+from lcnet.net.addresses import EVERY_ADDRESS
+from lcnet.net.peer import DEFAULT_PORT
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.wire import MAX_ROUNDS
+from lcnet.run.netmatch import host_match, player_identity
 
 DESCRIPTION = """\
 Wait for one opponent to join, then start a new match with the options given

@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lcnet import hashing, identity
 from lcnet.cli import _checks as checks
+from lcnet.deck import hashing
 from lcnet.errors import UsageError
+from lcnet.store import identity
 from lcnet.textsafe import shown
 
 DESCRIPTION = """\

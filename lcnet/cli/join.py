@@ -6,12 +6,12 @@ import argparse
 import asyncio
 import sys
 
-from lcnet.addresses import format_address, parse_address
 from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import JOIN, add_player_arguments, exit_statuses, player_from
 from lcnet.errors import UsageError
-from lcnet.net import DEFAULT_PORT
-from lcnet.netplay import join_match, player_identity
+from lcnet.net.addresses import format_address, parse_address
+from lcnet.net.peer import DEFAULT_PORT
+from lcnet.run.netmatch import join_match, player_identity
 
 DESCRIPTION = """\
 Connect to a player who runs `lcnet host`, and play a new match. The host

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from lcnet.botpeer import play_against_bot
 from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import add_player_arguments, check_bot, player_from
-from lcnet.events import MatchOptions
-from lcnet.wire import MAX_ROUNDS
+from lcnet.protocol.events import MatchOptions
+from lcnet.protocol.wire import MAX_ROUNDS
+from lcnet.run.botpeer import play_against_bot
 
 DEFAULT_BOT = "hard"
 

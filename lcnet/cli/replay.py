@@ -8,11 +8,11 @@ import os
 import sys
 from typing import TYPE_CHECKING, Final
 
-from lcnet import replay
 from lcnet.errors import UsageError, UserError
+from lcnet.game.seat import Seat
 from lcnet.invocation import command
-from lcnet.replaylog import ReplayContents, read_replay
-from lcnet.seat import Seat
+from lcnet.review import positions as replay
+from lcnet.store.replayfile import ReplayContents, read_replay
 from lcnet.textsafe import shown
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
 
 def analyze(args: argparse.Namespace, contents: ReplayContents, record: replay.MatchRecord) -> int:
     """``--analyze``: the analysis of one player's turns, as text or JSON."""
-    from lcnet import analysis
+    from lcnet.review import analysis
 
     seat = _analyzed_seat(args.seat, contents)
     progress = _ProgressBar() if sys.stderr.isatty() else None

@@ -6,8 +6,6 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from lcnet.addresses import parse_address
-from lcnet.botpeer import resume_against_bot
 from lcnet.cli._netargs import (
     RESUME,
     add_player_arguments,
@@ -16,9 +14,11 @@ from lcnet.cli._netargs import (
     player_from,
     print_listening,
 )
-from lcnet.netplay import resume_match
-from lcnet.replaylog import read_replay, refuse_damaged
-from lcnet.saved import saved_matches
+from lcnet.net.addresses import parse_address
+from lcnet.run.botpeer import resume_against_bot
+from lcnet.run.netmatch import resume_match
+from lcnet.run.saved import saved_matches
+from lcnet.store.replayfile import read_replay, refuse_damaged
 from lcnet.textsafe import shown
 
 DESCRIPTION = """\

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from lcnet.bots import BOTS, make_bot
 from lcnet.cli import _checks as checks
-from lcnet.engine import DEFAULT_ROUNDS
 from lcnet.errors import UsageError, UserError
-from lcnet.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
+from lcnet.game.engine import DEFAULT_ROUNDS
+from lcnet.protocol.wire import MAX_ROUNDS
+from lcnet.run.selfplay import GameResult, Tally, bot_labels, run, split_bot_specs
 from lcnet.textsafe import shown
-from lcnet.wire import MAX_ROUNDS
 
 DEFAULT_GAMES = 10
 MAX_GAMES = 1_000_000
@@ -126,7 +126,7 @@ def main(args: argparse.Namespace) -> int:
     checks.whole("--jobs", args.jobs, 1, MAX_JOBS)
     if args.replays is not None:
         checks.replays(args.replays)
-        from lcnet.netplay import check_replays_dir  # (netplay brings zmq: only here)
+        from lcnet.run.netmatch import check_replays_dir  # (netplay brings zmq: only here)
 
         check_replays_dir(args.replays)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)

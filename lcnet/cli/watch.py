@@ -9,16 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lcnet.addresses import DEFAULT_PORT, format_address, parse_address
 from lcnet.errors import ExitCode
-from lcnet.netplay import DEFAULT_REPLAYS
+from lcnet.net.addresses import DEFAULT_PORT, format_address, parse_address
+from lcnet.run.netmatch import DEFAULT_REPLAYS
 
 if TYPE_CHECKING:
     from lcnet.ui.watch_view import WatchScreen
-    from lcnet.watchpeer import Watched, Watching
+    from lcnet.watch.peer import Watched, Watching
 
 DEFAULT_TIMEOUT: Final = 300.0
-"""As :data:`lcnet.watchpeer.DEFAULT_TIMEOUT` (not imported here: --help needs no ZeroMQ)."""
+"""As :data:`lcnet.watch.peer.DEFAULT_TIMEOUT` (not imported here: --help needs no ZeroMQ)."""
 
 DESCRIPTION = """\
 Watch a match that `lcnet host` plays at ADDRESS. The host sends you the
@@ -151,7 +151,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from lcnet.cli import _checks as checks
     from lcnet.errors import UsageError
-    from lcnet.netplay import check_replays_dir
+    from lcnet.run.netmatch import check_replays_dir
 
     # Every option, before any file, socket or search (exit 2, naming it).
     if not 0 < args.timeout <= 3600:
@@ -176,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace, host: str, port: int) -> int:
-    from lcnet import identity
     from lcnet.errors import UserError
+    from lcnet.store import identity
     from lcnet.textsafe import shown
-    from lcnet.watchpeer import Watching, watch
+    from lcnet.watch.peer import Watching, watch
 
     def say(text: str) -> None:
         print(shown(text), file=sys.stderr, flush=True)
@@ -263,12 +263,12 @@ async def watch_on_screen(
 ) -> Watched | None:
     """Watch the match at ``host:port`` with its live board on ``screen``, in
     one event loop: the spectator's lines go under the board, none to the
-    terminal. Returns what :func:`lcnet.watchpeer.watch` returns, once the
+    terminal. Returns what :func:`lcnet.watch.peer.watch` returns, once the
     viewer leaves after the watch ended; ``None`` if the viewer left before
     (``q``: the watch stops there, its file kept; ``saved`` is told the file)."""
     import dataclasses
 
-    from lcnet.watchpeer import watch
+    from lcnet.watch.peer import watch
 
     def on_file(path: Path) -> None:
         saved(path)

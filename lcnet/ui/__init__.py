@@ -1,7 +1,7 @@
 """The terminal user interfaces of lcnet (prompt_toolkit; no networking here).
 
 * :func:`run_tui`: the full-screen game for one player of a match behind a
-  :class:`~lcnet.frontend.MatchClient`;
+  :class:`~lcnet.protocol.client.MatchClient`;
 * :func:`run_lines`: the same match in plain lines, when stdin is not a
   terminal (scripts, pipes);
 * :func:`run_match_ui`: picks one of the two for the standard streams;
@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from lcnet.frontend import MatchClient
+from lcnet.protocol.client import MatchClient
 
 if TYPE_CHECKING:
     from lcnet.ui.game import run_tui

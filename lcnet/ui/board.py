@@ -4,8 +4,8 @@ A :class:`Board` is a neutral picture of one moment of a round: two sides
 (the top one is the opponent, or the joiner in a replay; the bottom one is
 "you", or the host), each with its expeditions, its hand as far as it may be
 shown, and its scores; the discard piles; the draw pile. It is built from a
-seat's :class:`~lcnet.engine.View` (the game) or from a full
-:class:`~lcnet.engine.Round` (the replay viewer) and rendered into lines of
+seat's :class:`~lcnet.game.engine.View` (the game) or from a full
+:class:`~lcnet.game.engine.Round` (the replay viewer) and rendered into lines of
 prompt_toolkit ``(style, text)`` fragments that always fit
 :data:`SCREEN_WIDTH` columns. :func:`plain` turns the same lines into text
 for the line mode and for tests.
@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from lcnet.cards import Card, Suit, format_cards
-from lcnet.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, Round, View, expedition_value
+from lcnet.game.cards import Card, Suit, format_cards
+from lcnet.game.engine import BONUS, BONUS_LENGTH, EXPEDITION_COST, Round, View, expedition_value
 from lcnet.textsafe import shown
 
 SCREEN_WIDTH: Final = 80

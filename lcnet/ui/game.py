@@ -1,7 +1,7 @@
 """The full-screen terminal game: one player's side of a match, in prompt_toolkit.
 
 :func:`run_tui` shows the board (:mod:`lcnet.ui.board`) of a match behind a
-:class:`~lcnet.frontend.MatchClient` and takes the player's moves by keys or
+:class:`~lcnet.protocol.client.MatchClient` and takes the player's moves by keys or
 typed in the card notation. Network updates arrive in a background task
 (``client.next_update()``), go through a :class:`~lcnet.ui.tracker.MatchTracker`
 and redraw the screen; moves go out with ``client.play()``. Nothing here
@@ -40,11 +40,11 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
 import lcnet.ui.pages as pages
-from lcnet.cards import Card
-from lcnet.engine import PutDown, Turn, View
 from lcnet.errors import IllegalMoveError, LcnetError
-from lcnet.events import DisputeRaised, MatchEnded, RoundVerified
-from lcnet.frontend import MatchClient, Status
+from lcnet.game.cards import Card
+from lcnet.game.engine import PutDown, Turn, View
+from lcnet.protocol.client import MatchClient, Status
+from lcnet.protocol.events import DisputeRaised, MatchEnded, RoundVerified
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Final
 from prompt_toolkit.filters import Always, Condition, Filter, has_focus
 from prompt_toolkit.keys import Keys
 
-from lcnet.cards import HAND_SIZE, Suit
-from lcnet.engine import Draw
+from lcnet.game.cards import HAND_SIZE, Suit
+from lcnet.game.engine import Draw
 from lcnet.ui.keys import KeyRow, help_rows
 from lcnet.ui.turn import Confirm, Effect, Stage, TurnInput
 

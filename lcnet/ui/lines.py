@@ -26,11 +26,11 @@ import stat
 import threading
 from typing import Any, Final, TextIO
 
-from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, InvalidMoveError, LcnetError, UserError
-from lcnet.events import RoundVerified, Said
-from lcnet.frontend import MatchClient, Update
+from lcnet.game.engine import Draw, PutDown, Turn, View
 from lcnet.invocation import command
+from lcnet.protocol.client import MatchClient, Update
+from lcnet.protocol.events import RoundVerified, Said
 from lcnet.ui.board import board_lines, plain, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, check_choice, explain
 from lcnet.ui.turn import said

@@ -15,11 +15,11 @@ import textwrap
 from dataclasses import dataclass
 from typing import Final
 
-from lcnet import identity
 from lcnet.errors import LcnetError
-from lcnet.events import MatchEnded, RoundVerified
-from lcnet.frontend import Status
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.protocol.client import Status
+from lcnet.protocol.events import MatchEnded, RoundVerified
+from lcnet.store import identity
 from lcnet.ui.board import SCREEN_WIDTH, Line, clip, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, RoundSummary
 

@@ -1,19 +1,19 @@
 """The full-screen replay viewer behind ``lcnet replay FILE``.
 
-It steps through a :class:`~lcnet.replay.MatchRecord` (the positions a saved
+It steps through a :class:`~lcnet.review.positions.MatchRecord` (the positions a saved
 transcript passes through, checked as ``lcnet audit`` checks them): the
 board after each step, the move that led there, round and scores, and the
 audit's verdict in the status bar. The point of view is one seat (that
 player's hand; the other's hidden, as the player saw it) or both hands
 open; hands are only ever shown for rounds whose seeds were revealed
-(:attr:`~lcnet.replay.Position.hands_known`), since before that nobody but
+(:attr:`~lcnet.review.positions.Position.hands_known`), since before that nobody but
 their holders knew them.
 
 Keys: Right/Space/n next step, Left/b previous, Home/g first, End/G last,
 PageDown/] next round, PageUp/[ previous round, v switch view
 (host, joiner, both), a analyze, w next of the worst turns, ? help, q quit.
 
-The analysis (``a``, :mod:`lcnet.analysis`) values each turn of the file's
+The analysis (``a``, :mod:`lcnet.review.analysis`) values each turn of the file's
 owner from what that player knew then, against the bot's choice; it runs in
 a background thread with its progress in the body, and then each of the
 owner's steps shows its verdict under the board.
@@ -38,9 +38,9 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
-from lcnet import replay
-from lcnet.replay import MatchRecord, Position
-from lcnet.seat import Seat
+from lcnet.game.seat import Seat
+from lcnet.review import positions as replay
+from lcnet.review.positions import MatchRecord, Position
 from lcnet.textsafe import shown
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
@@ -60,7 +60,7 @@ from lcnet.ui.keys import ESC_WAIT
 from lcnet.ui.tracker import describe_turn
 
 if TYPE_CHECKING:
-    from lcnet.analysis import MatchAnalysis
+    from lcnet.review.analysis import MatchAnalysis
 
 STATUS_LINES: Final = 2
 """The audit verdict and the key reminder."""
@@ -204,7 +204,7 @@ def too_small_text(size: Size, what: str) -> StyleAndTextTuples:
 def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
     """The whole match as plain text, step by step, for ``lcnet replay --text``.
 
-    The blocks are :func:`lcnet.replay.render_text`'s; the move line says
+    The blocks are :func:`lcnet.review.positions.render_text`'s; the move line says
     only what the chosen seat could know (a card someone else drew from the
     deck stays secret in a one-seat view).
     """
@@ -333,8 +333,8 @@ class ReplayViewer(Redrawn):
 
     def _analyze(self, seat: Seat, loop: asyncio.AbstractEventLoop) -> None:
         """The worker thread: the analysis, reported to the screen through ``loop``."""
-        from lcnet import analysis
         from lcnet.errors import UserError
+        from lcnet.review import analysis
 
         label = seat_label(self.record, seat)
 
@@ -373,7 +373,7 @@ class ReplayViewer(Redrawn):
     def _analysis_lines(self) -> list[str]:
         if self.analysis is None:
             return [self.analysis_note] if self.analysis_note else []
-        from lcnet.analysis import verdict_line
+        from lcnet.review.analysis import verdict_line
 
         result = self.analysis
         turn = result.at(self.index)

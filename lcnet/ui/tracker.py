@@ -1,7 +1,7 @@
 """What both game interfaces (full screen and line mode) know of a match in progress.
 
 Each update says what happened and carries a frozen snapshot of where the
-match stood then (:class:`~lcnet.frontend.MatchState`); the screen reads
+match stood then (:class:`~lcnet.protocol.client.MatchState`); the screen reads
 only those, never the live session. :class:`MatchTracker` follows the
 stream and keeps what a snapshot does not say in words: the turns of
 the current round (to score a finished round expedition by expedition once
@@ -21,10 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from lcnet.cards import Card, Suit
-from lcnet.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.errors import ExitCode, IllegalMoveError, IllegalReason, LcnetError
-from lcnet.events import (
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import Draw, Outcome, PutDown, Round, Turn, View
+from lcnet.game.seat import Seat
+from lcnet.invocation import command
+from lcnet.protocol.client import (
+    MatchClient,
+    MatchState,
+    Status,
+    Update,
+)
+from lcnet.protocol.events import (
     DisputeInfo,
     DisputeRaised,
     MatchEnded,
@@ -36,14 +44,6 @@ from lcnet.events import (
     Said,
     TurnPlayed,
 )
-from lcnet.frontend import (
-    MatchClient,
-    MatchState,
-    Status,
-    Update,
-)
-from lcnet.invocation import command
-from lcnet.seat import Seat
 from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
 
 PROBE_SEED: Final = 0

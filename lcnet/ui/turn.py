@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from lcnet.cards import Card
-from lcnet.engine import Draw, PutDown, Turn, View
 from lcnet.errors import InvalidMoveError
+from lcnet.game.cards import Card
+from lcnet.game.engine import Draw, PutDown, Turn, View
 from lcnet.ui.tracker import check_choice, explain
 
 

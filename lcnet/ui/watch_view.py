@@ -1,7 +1,7 @@
 """The full-screen board of ``lcnet watch``: the screen on the wall at a LAN party.
 
 A :class:`WatchScreen` holds the transcript a spectator has kept so far (it
-is told the frames after each message, :attr:`lcnet.watchpeer.Watching.on_frames`)
+is told the frames after each message, :attr:`lcnet.watch.peer.Watching.on_frames`)
 and shows its last position exactly as the replay viewer shows that step of
 the same frames from no seat (:data:`PUBLIC`): both expeditions, the discard
 piles, the draw pile, the totals, whose move and the move that led there
@@ -33,9 +33,8 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
-from lcnet.replay import Follower, MatchRecord, Position
-from lcnet.seat import Seat
-from lcnet.spectator import Player, players_of, who_plays
+from lcnet.game.seat import Seat
+from lcnet.review.positions import Follower, MatchRecord, Position
 from lcnet.textsafe import shown
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
@@ -57,6 +56,7 @@ from lcnet.ui.replay_view import (
     too_small,
     too_small_text,
 )
+from lcnet.watch.spectator import Player, players_of, who_plays
 
 T = TypeVar("T")
 
@@ -192,7 +192,7 @@ class WatchScreen(Redrawn):
     # -- what the spectator tells it
 
     def take_frames(self, frames: Sequence[bytes]) -> None:
-        """The transcript kept so far (:attr:`lcnet.watchpeer.Watching.on_frames`).
+        """The transcript kept so far (:attr:`lcnet.watch.peer.Watching.on_frames`).
 
         A transcript that does not go on from the one taken is another match
         (the players agreed on a rematch): its board starts afresh.
@@ -209,7 +209,7 @@ class WatchScreen(Redrawn):
         self._changed()
 
     def show(self, line: str) -> None:
-        """One of the spectator's lines (:attr:`lcnet.watchpeer.Watching.show`)."""
+        """One of the spectator's lines (:attr:`lcnet.watch.peer.Watching.show`)."""
         self.lines.append(shown(line))
         self._changed()
 
@@ -225,7 +225,7 @@ class WatchScreen(Redrawn):
         return positions[-1] if positions else None
 
     def players(self) -> list[Player]:
-        """The players known so far (as :meth:`lcnet.spectator.Spectator.players`)."""
+        """The players known so far (as :meth:`lcnet.watch.spectator.Spectator.players`)."""
         return players_of(self.follower.observer)
 
     # -- keys

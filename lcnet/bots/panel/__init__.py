@@ -3,8 +3,8 @@
 The built-in levels were tuned against our own heuristic; the panel is
 there to measure them against players that share nothing with it. Each
 member follows one piece of advice players give each other, in a few plain
-rules with its own numbers, and reads only its :class:`~lcnet.engine.View`.
-It imports nothing of lcnet but :mod:`lcnet.cards`, :mod:`lcnet.engine`,
+rules with its own numbers, and reads only its :class:`~lcnet.game.engine.View`.
+It imports nothing of lcnet but :mod:`lcnet.game.cards`, :mod:`lcnet.game.engine`,
 :mod:`lcnet.errors` and itself (a test keeps it so), never the heuristic
 (``lcnet/bots/policy.py``), the simulator, the search or the other bots.
 

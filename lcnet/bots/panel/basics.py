@@ -23,9 +23,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from lcnet.cards import LEVEL_AFTER, THRESHOLD, Card, Suit
-from lcnet.engine import PutDown, Turn, View
 from lcnet.errors import UserError
+from lcnet.game.cards import LEVEL_AFTER, THRESHOLD, Card, Suit
+from lcnet.game.engine import PutDown, Turn, View
 
 # ------------------------------------------------------------------ the table
 

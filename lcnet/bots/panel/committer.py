@@ -25,8 +25,8 @@ from lcnet.bots.panel.basics import (
     turns_left,
     worth_to_opponent,
 )
-from lcnet.cards import Card, Suit
-from lcnet.engine import PutDown, View
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import PutDown, View
 
 COMMIT_POINTS: Final = 20
 """Points of a suit in hand before it opens the suit: what an expedition costs."""

@@ -26,8 +26,8 @@ from lcnet.bots.panel.basics import (
     turns_left,
     worth_to_opponent,
 )
-from lcnet.cards import Card, Suit
-from lcnet.engine import PutDown, View
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import PutDown, View
 
 OPEN_POINTS: Final = 18
 """Points of a suit in hand (taken pile cards included) before it opens the suit."""

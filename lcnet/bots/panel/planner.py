@@ -20,8 +20,8 @@ import math
 from typing import Final
 
 from lcnet.bots.panel.basics import Member, allowed_put_downs, finish, takeable
-from lcnet.cards import LEVEL_AFTER, Card, Suit
-from lcnet.engine import Draw, PutDown, Turn, View
+from lcnet.game.cards import LEVEL_AFTER, Card, Suit
+from lcnet.game.engine import Draw, PutDown, Turn, View
 
 COST: Final = 20
 """What an expedition costs (RULES.md)."""

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from lcnet.bots.panel.basics import Member, allowed_put_downs, started, takeable
-from lcnet.cards import Card, Suit
-from lcnet.engine import Draw, PutDown, Turn, View
+from lcnet.game.cards import Card, Suit
+from lcnet.game.engine import Draw, PutDown, Turn, View
 
 HAND_TRUST: Final = 0.85
 """A card in hand is not yet on the table: it may never find the turn to be played."""

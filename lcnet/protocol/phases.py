@@ -1,0 +1,82 @@
+"""The phases of a match's transcript and the shape of the state table's rows.
+
+The table itself, with what each frame does, is :data:`lcnet.protocol.transitions.TABLE`
+(docs/PROTOCOL.md §6.1 has it as a table too, which a test compares with it).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import Step
+
+if TYPE_CHECKING:
+    from lcnet.protocol.transcript import Transcript
+
+
+class Phase(enum.Enum):
+    """Where the transcript stands: the kind of frame that comes next."""
+
+    HELLO = "hello"
+    WELCOME = "welcome"
+    COIN = "coin"
+    COMMIT_HOST = "host's seed commitment"
+    COMMIT_JOINER = "joiner's seed commitment"
+    PASS_1 = "deck pass 1"
+    PASS_2 = "deck pass 2"
+    PASS_3 = "deck pass 3"
+    PASS_4 = "deck pass 4"
+    KEYS_JOINER = "joiner's dealing keys"
+    KEYS_HOST = "host's dealing keys"
+    MOVE = "move"
+    ACK = "acknowledgement"
+    REVEAL_HOST = "host's seed reveal"
+    REVEAL_JOINER = "joiner's seed reveal"
+    RESULT_HOST = "host's result"
+    RESULT_JOINER = "joiner's countersigned result"
+    OVER = "over"
+
+
+OPENING: Final = frozenset(
+    {
+        Phase.HELLO,
+        Phase.WELCOME,
+        Phase.COIN,
+        Phase.COMMIT_HOST,
+        Phase.COMMIT_JOINER,
+        Phase.PASS_1,
+        Phase.PASS_2,
+        Phase.PASS_3,
+        Phase.PASS_4,
+        Phase.KEYS_JOINER,
+        Phase.KEYS_HOST,
+    }
+)
+"""The phases of a deal: before the first move, the match's opening."""
+
+
+Handler: TypeAlias = Callable[["Transcript", wire.Frame, Seat, Step], "Phase | None"]
+"""What one frame of the transcript does to it (a function of :mod:`lcnet.protocol.transitions`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One row of the state machine: who speaks in a phase, what, and what follows.
+
+    ``speaker`` is ``None`` where the round decides: the player to move in
+    MOVE, the other player in ACK. ``handler`` applies the frame (called with
+    the transcript, the frame, its author and the step); it returns the next
+    phase when the row has more than one ``successors`` (the game decides),
+    else ``None``.
+    """
+
+    speaker: Seat | None
+    expects: type[wire.Message] | None
+    handler: Handler | None
+    successors: tuple[Phase, ...]
+    pass_number: int | None = None

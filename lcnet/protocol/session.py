@@ -1,0 +1,504 @@
+"""A player's side of the match: the transcript machine with a key and secrets.
+
+One :class:`Session` per player. It checks every frame the other player
+sends before anything changes (signature, chain, game id, turn, schema, the
+rules engine, the masked deck; :class:`~lcnet.protocol.transcript.Transcript`) and
+builds this player's own frames — automatically where the protocol leaves
+no choice (passes, keys, acknowledgements, reveals, results) and from a
+decision otherwise (:meth:`Session.play`, :meth:`Session.resign`). The
+audit's side, without secrets, is :class:`lcnet.protocol.observer.Observer`.
+
+No sockets, files or clocks: frames are bytes in, :class:`Step` results out.
+The caller writes every frame the session returns to its replay file before
+sending it (docs/PROTOCOL.md §6 has the state machine as a table).
+
+A frame the peer signed but that breaks the protocol moves the session to a
+terminal error with a :class:`DisputeInfo` (fail closed), and the session
+answers with a signed ``dispute`` frame. Bytes that do not decode or do not
+verify are dropped and counted; they never change anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import nacl.signing
+
+from lcnet.deck import hashing, rounddeal
+from lcnet.deck.deckcheck import PlayerDeck, RoundTrack
+from lcnet.errors import LocalProtocolError, ProtocolError, Violation
+from lcnet.errors import SessionFailed as SessionFailed  # re-exported: where it always was
+from lcnet.game.engine import Turn, View
+from lcnet.game.seat import Seat
+from lcnet.protocol import evidence, wire
+from lcnet.protocol.events import (
+    ControlReceived,
+    DisputeInfo,
+    DuplicateIgnored,
+    MatchOptions,
+    Step,
+)
+from lcnet.protocol.phases import Phase
+from lcnet.protocol.transcript import FrameHeader as FrameHeader  # re-exported for modified clients
+from lcnet.protocol.transcript import Transcript
+from lcnet.protocol.transitions import TABLE, turn_of
+
+# Messages that need a decision of the local player; every other one of this
+# peer's frames is built by the session itself.
+_DECIDED: Final = frozenset({wire.MoveMsg, wire.Resign, wire.Dispute})
+
+
+class Session(Transcript):
+    """One player's side of a match, frame by frame."""
+
+    def __init__(
+        self,
+        *,
+        seat: Seat,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        name: str = "",
+        options: MatchOptions | None = None,
+        bot: bool = False,
+    ) -> None:
+        if seat is Seat.HOST and options is None:
+            options = MatchOptions()
+        super().__init__(options=options if seat is Seat.HOST else None)
+        self.seat: Final = seat
+        self._signing_key = signing_key
+        self._master = master_secret
+        self._local_name = name
+        self._host_options = options
+        self._bot = bot
+        """A program plays this side: its hello or welcome says so (``bot``, 1.1)."""
+        self._restoring = False
+        self.keys[seat] = bytes(signing_key.verify_key)
+        self.names[seat] = name
+        if bot:
+            self.bots.add(seat)
+
+    # -- construction
+
+    @classmethod
+    def host(
+        cls,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        *,
+        name: str,
+        options: MatchOptions | None = None,
+        bot: bool = False,
+    ) -> Session:
+        return cls(
+            seat=Seat.HOST,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            options=options or MatchOptions(),
+            bot=bot,
+        )
+
+    @classmethod
+    def joiner(
+        cls,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        *,
+        name: str,
+        bot: bool = False,
+    ) -> Session:
+        return cls(
+            seat=Seat.JOINER,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            bot=bot,
+        )
+
+    @classmethod
+    def resume(
+        cls,
+        seat: Seat,
+        signing_key: nacl.signing.SigningKey,
+        master_secret: bytes,
+        frames: Sequence[bytes],
+        *,
+        name: str,
+        options: MatchOptions | None = None,
+    ) -> tuple[Session, Step]:
+        """Rebuild a session from its replay file's frames.
+
+        Every frame is checked again as if it arrived now; this peer's own
+        frames must be exactly what the session would build. The returned
+        step holds the frames now due from this peer (built, not yet sent).
+        """
+        session = cls(
+            seat=seat,
+            signing_key=signing_key,
+            master_secret=master_secret,
+            name=name,
+            options=options,
+        )
+        session._restoring = True
+        try:
+            for raw in frames:
+                session._restore_frame(raw)
+        finally:
+            session._restoring = False
+        step = Step()
+        if session.phase is not Phase.OVER:
+            session._auto(step)
+        return session, step
+
+    # -- the role
+
+    def is_own(self, seat: Seat) -> bool:
+        return seat is self.seat
+
+    @property
+    def detector(self) -> Seat:
+        return self.seat
+
+    def new_round(self, number: int, starter: Seat) -> RoundTrack:
+        assert self.options is not None and self.game_id is not None
+        own = rounddeal.RoundDeal.from_master(
+            seat=self.seat,
+            suit_count=self.options.suits,
+            game_id=self.game_id,
+            round_number=number,
+            master_secret=self._master,
+        )
+        return RoundTrack(number=number, starter=starter, deck=PlayerDeck(own))
+
+    def decode(self, raw: bytes) -> wire.Frame:
+        """A frame from the peer, decoded by the one rule of §5.5: fields this
+        version does not know only from a peer that announced a newer minor
+        version. Raises :class:`wire.MalformedFrame` (:class:`wire.IncompatibleVersion`)."""
+        return wire.decode_frame(
+            raw, allow_unknown_fields=self.peer_minor > wire.PROTOCOL_VERSION[1]
+        )
+
+    @property
+    def peer_minor(self) -> int:
+        """The minor version the peer announced (this version's until it has)."""
+        return self.minors.get(self.seat.other, wire.PROTOCOL_VERSION[1])
+
+    def _newer_peer(self) -> bool:
+        return self.peer_minor > wire.PROTOCOL_VERSION[1]
+
+    def _signers(self) -> Iterable[Seat]:
+        return (self.seat.other,)
+
+    def _welcome_by(self, holder: Seat) -> Seat | None:
+        return None  # a welcome with a key already known: ours, or the joiner's own
+
+    def _blames(self, offender: Seat) -> bool:
+        return offender is not self.seat
+
+    def _after_frame(self, step: Step) -> None:
+        if not self._restoring:
+            self._auto(step)
+
+    # -- state queries
+
+    @property
+    def awaiting_decision(self) -> bool:
+        """Whether this peer must now choose a move (:meth:`play`) or resign."""
+        return self.phase is Phase.MOVE and self.speaker is self.seat and self.failure is None
+
+    def view(self) -> View | None:
+        """What this peer knows of the current round (``None`` outside a round)."""
+        if self.round is None or self.round.table is None:
+            return None
+        return self.round.table.view(int(self.seat))
+
+    # -- starting, deciding
+
+    def start(self) -> Step:
+        """The joiner's opening frame (the host starts by receiving it)."""
+        self._require_working()
+        step = Step()
+        if self.seat is Seat.JOINER and not self.chain:
+            with self._failing_closed("building the opening frame"):
+                self._auto(step)
+        return step
+
+    def play(self, turn: Turn) -> Step:
+        """Make ``turn`` as this peer's move (checked; raises IllegalMoveError)."""
+        self._require_working()
+        if not self.awaiting_decision:
+            raise LocalProtocolError("it is not this peer's move")
+        assert self.round is not None and self.round.table is not None
+        # The engine checks the turn on a copy, and says precisely why an
+        # illegal one is illegal (IllegalMoveError).
+        self.round.table.copy().push_turn(turn, int(self.seat))
+        step = Step()
+        with self._failing_closed("building this player's move"):
+            self.emit(self._build_move(turn), step)
+            self._auto(step)
+        return step
+
+    def resign(self) -> Step:
+        """Give up the match (allowed when this peer may speak)."""
+        self._require_working()
+        if self.phase is Phase.OVER or self.speaker is not self.seat:
+            raise LocalProtocolError("a resignation is sent when this peer may speak")
+        step = Step()
+        with self._failing_closed("building a resignation"):
+            self.emit(wire.Resign(), step)
+        return step
+
+    def control(self, message: wire.Message) -> wire.Frame:
+        """A signed control frame (sync, ping, pong) for this match."""
+        self._require_working()
+        if not message.CONTROL or self.game_id is None:
+            raise LocalProtocolError("control frames need a game id")
+        return wire.make_frame(message, self._signing_key, game=self.game_id)
+
+    # -- receiving what only a player receives
+
+    def _receive_control(self, frame: wire.Frame, step: Step) -> Step:
+        peer = self.seat.other
+        if peer not in self.keys or frame.game != self.game_id:
+            return self._drop(step, "a control frame for no known match")
+        try:
+            frame.verify(self.keys[peer])
+        except wire.BadSignature:
+            return self._drop(step, "a control frame whose signature does not verify")
+        step.events.append(ControlReceived(frame.message))
+        return step
+
+    def _receive_old(self, frame: wire.Frame, step: Step) -> Step:
+        assert frame.seq is not None
+        ours = self.chain[frame.seq]
+        if frame.raw == ours.raw:
+            step.events.append(DuplicateIgnored(frame.seq))
+            return step
+        peer = self.seat.other
+        if peer not in self.keys:
+            return self._drop(step, "an unexpected frame")
+        try:
+            frame.verify(self.keys[peer])
+        except wire.BadSignature:
+            return self._drop(step, "the frame's signature does not verify")
+        off_chain = self._off_chain(frame)
+        if off_chain is not None:
+            return self._drop(step, off_chain)
+        # The same game, position and history as a frame we hold: keep it, and
+        # judge it by the one rule the audit uses too (lcnet.protocol.evidence).
+        step.evidence = frame
+        judged = evidence.judge(
+            signer=peer,
+            message=frame.message,
+            seq=frame.seq,
+            speaker=self.speakers[frame.seq],
+            held=[self._author_at(k) for k in range(frame.seq, len(self.chain))],
+        )
+        if judged.finding is evidence.Finding.CROSSED:
+            # Either player may dispute at any time, so a dispute can cross our
+            # frames in flight: the peer's last word, judged like any other.
+            self._on_dispute(frame, peer, step)
+        elif judged.finding.proves:
+            self._fail(
+                Violation(f"the {peer} {judged.reason}", seat=peer, seq=frame.seq),
+                frame,
+                step,
+                in_chain=False,
+            )
+        else:
+            step.evidence = None
+            return self._drop(step, judged.reason)
+        return step
+
+    def _on_dispute(self, frame: wire.Frame, author: Seat, step: Step) -> None:
+        message = frame.message
+        assert isinstance(message, wire.Dispute)
+        # Ours, or the peer's: either way the match ends accusing the other of the signer.
+        self._end_with_dispute(author.other, message, step, detected_by=author)
+
+    def _answer(self, info: DisputeInfo, offending: wire.Frame, step: Step) -> None:
+        """Tell the peer: a signed dispute with this round's seed, as the next frame."""
+        if self.game_id is None:
+            return
+        seed = None
+        if self.round is not None:
+            seed = hashing.round_seed(self._master, self.game_id, self.round.number)
+        message = wire.Dispute(
+            about=info.seq, frame=offending.hash, reason=_clip(info.reason), seed=seed
+        )
+        out = wire.make_frame(
+            message, self._signing_key, seq=len(self.chain), prev=self.head, game=self.game_id
+        )
+        self.chain.append(out)
+        self.speakers.append(None)
+        step.outgoing.append(out)
+
+    # -- emitting this peer's frames
+
+    @property
+    def signing_key(self) -> nacl.signing.SigningKey:
+        """The key this player signs its frames with (the network layer signs
+        its control messages, hello, ping and sync, with it too)."""
+        return self._signing_key
+
+    def sign(self, message: wire.Message, header: FrameHeader | None = None) -> wire.Frame:
+        """Sign ``message`` with this peer's key, as the frame ``header`` says
+        (default: the next one), without checking or recording it.
+
+        With :meth:`emit` and :meth:`append_own` this is the supported seam for
+        making frames the protocol forbids — a modified client in the tests
+        (``tests/cheaters.py``) or in ``replays/make_samples.py``.
+        """
+        seq, prev, game = header or self.next_header()
+        return wire.make_frame(message, self._signing_key, seq=seq, prev=prev, game=game)
+
+    def append_own(self, frame: wire.Frame, step: Step) -> None:
+        """Record ``frame``, signed by this peer, as the next transcript frame:
+        to be sent (``step.outgoing``) and applied to this peer's own state.
+
+        Raises what this peer's own checks find wrong with it (the state may
+        then be half changed: only a modified client goes on after that).
+        """
+        self._push(frame)
+        step.outgoing.append(frame)
+        self._apply(frame, self.seat, step)
+
+    def emit(self, message: wire.Message, step: Step) -> wire.Frame:
+        """Sign, record and apply ``message`` as this peer's next frame.
+
+        The session calls it for every frame it builds; a modified client
+        overrides it (see :meth:`sign`). An honest frame failing this peer's
+        own checks is a bug here, never the peer's fault.
+        """
+        frame = self.sign(message)
+        try:
+            self.append_own(frame, step)
+        except ProtocolError as exc:
+            raise LocalProtocolError(f"this peer built a bad {message.TYPE} frame: {exc}") from exc
+        return frame
+
+    def _auto(self, step: Step) -> None:
+        """Build every frame now due from this peer that needs no decision."""
+        while self.phase is not Phase.OVER and self.speaker is self.seat:
+            if TABLE[self.phase].expects in _DECIDED:
+                return
+            self.emit(self._build_auto(), step)
+
+    def _build_auto(self) -> wire.Message:
+        phase = self.phase
+        version = wire.version_for(bot=self._bot)
+        bot = True if self._bot else None
+        if phase is Phase.HELLO:
+            nonce = hashing.coin_nonce(self._master)
+            return wire.Hello(
+                v=version,
+                name=self._local_name,
+                key=bytes(self._signing_key.verify_key),
+                coin=hashing.coin_commitment(nonce),
+                bot=bot,
+            )
+        if phase is Phase.WELCOME:
+            assert self._host_options is not None
+            return wire.Welcome(
+                v=version,
+                name=self._local_name,
+                key=bytes(self._signing_key.verify_key),
+                suits=self._host_options.suits,
+                rounds=self._host_options.rounds,
+                coin=hashing.coin_nonce(self._master),
+                bot=bot,
+            )
+        if phase is Phase.COIN:
+            return wire.Coin(nonce=hashing.coin_nonce(self._master))
+        track = self.round
+        assert track is not None
+        own = track.own_deal
+        assert own is not None
+        if phase in (Phase.COMMIT_HOST, Phase.COMMIT_JOINER):
+            return wire.Commit(round=track.number, commit=own.commitment)
+        if TABLE[phase].pass_number is not None:
+            made = own.make_pass()
+            return wire.DeckPass(round=track.number, n=made.number, points=b"".join(made.points))
+        if phase in (Phase.KEYS_JOINER, Phase.KEYS_HOST):
+            return wire.DealKeys(round=track.number, keys=b"".join(own.dealing_keys()))
+        if phase is Phase.ACK:
+            assert track.pending is not None
+            if track.pending[1].draw.from_deck:
+                return wire.Ack(key=own.give_draw().key)
+            return wire.Ack()
+        if phase in (Phase.REVEAL_HOST, Phase.REVEAL_JOINER):
+            return wire.Reveal(round=track.number, seed=own.reveal_seed())
+        if phase in (Phase.RESULT_HOST, Phase.RESULT_JOINER):
+            assert self.match is not None
+            return wire.Result(
+                scores=[list(s) for s in self.match.round_scores],
+                totals=list(self.match.totals),
+            )
+        raise LocalProtocolError(f"no automatic frame in phase {phase}")
+
+    def _build_move(self, turn: Turn) -> wire.MoveMsg:
+        track = self.round
+        assert track is not None and track.own_deal is not None and track.table is not None
+        card = turn.put_down.card
+        draw = wire.DRAW_PILE if turn.draw.suit is None else int(turn.draw.suit)
+        if track.table.holds_public(int(self.seat), card):
+            return wire.MoveMsg(card=card.id, discard=turn.put_down.discard, draw=draw)
+        revealed = track.own_deal.reveal_card(card)
+        return wire.MoveMsg(
+            card=card.id,
+            discard=turn.put_down.discard,
+            draw=draw,
+            pos=revealed.position,
+            key=revealed.key,
+        )
+
+    def _restore_frame(self, raw: bytes) -> None:
+        frame = wire.decode_frame(raw, allow_unknown_fields=self._newer_peer())
+        if frame.message.CONTROL:
+            return
+        if frame.seq != len(self.chain):
+            raise LocalProtocolError(
+                f"the replay file's frame {len(self.chain)} claims position {frame.seq}"
+            )
+        try:
+            frame.verify(bytes(self._signing_key.verify_key))
+            own = True
+        except wire.BadSignature:
+            own = False
+        if not own:
+            step = self.receive(raw)
+            if step.accepted is None or self.dispute is not None:
+                raise LocalProtocolError(
+                    f"frame {frame.seq} of the replay file no longer verifies: "
+                    + "; ".join(str(e) for e in step.events)
+                )
+            return
+        if self.speaker is not self.seat and not isinstance(
+            frame.message, wire.Dispute | wire.Resign
+        ):
+            raise LocalProtocolError(f"frame {frame.seq} is ours but it was not our turn to speak")
+        message = frame.message
+        if isinstance(message, wire.Hello | wire.Welcome):
+            self._bot = bool(message.bot)  # as it was played (a bot's file, resumed)
+            if self._bot:
+                self.bots.add(self.seat)
+        if isinstance(message, wire.MoveMsg):
+            expected: wire.Message = self._build_move(turn_of(message))
+        elif isinstance(message, wire.Resign | wire.Dispute):
+            expected = message
+        else:
+            expected = self._build_auto()
+        if expected != message:
+            raise LocalProtocolError(
+                f"frame {frame.seq} of the replay file is not what this peer would send"
+            )
+        if frame.seq and (frame.prev != self.head or frame.game != self.game_id):
+            raise LocalProtocolError(f"frame {frame.seq} of the replay file breaks the chain")
+        self._push(frame)
+        self._apply(frame, self.seat, Step())
+
+
+def _clip(text: str) -> str:
+    data = text.encode("utf-8")[: wire.MAX_REASON_BYTES]
+    return data.decode("utf-8", errors="ignore")

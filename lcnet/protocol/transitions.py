@@ -1,0 +1,384 @@
+"""What each frame of a match's transcript does: the state table's handlers.
+
+One function per kind of frame (:data:`TABLE` holds them by phase). Each takes
+the :class:`~lcnet.protocol.transcript.Transcript` it applies to, the frame, its
+author and the step being built; it checks the frame against everything the
+transcript knows (raising :class:`Violation` naming the author) and then
+changes the transcript. Player and observer run the same functions: where
+they differ (whose cards are known, which deck checks apply) they ask the
+transcript (:meth:`~lcnet.protocol.transcript.Transcript.is_own`,
+:meth:`~lcnet.protocol.transcript.Transcript.new_round`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final
+
+from lcnet.deck import deal, group, hashing
+from lcnet.deck.deckcheck import RoundTrack
+from lcnet.errors import IllegalMoveError, RemoteProtocolError, Violation
+from lcnet.game.cards import ALL_CARDS, Card, deck_size
+from lcnet.game.engine import DRAWS, PUT_DOWNS, Match, Round, Turn
+from lcnet.game.seat import Seat
+from lcnet.protocol import wire
+from lcnet.protocol.events import (
+    MatchEnded,
+    MatchOptions,
+    MatchStarted,
+    PeerIdentified,
+    RoundStarted,
+    RoundVerified,
+    Step,
+    TurnPlayed,
+)
+from lcnet.protocol.phases import Phase, Transition
+
+if TYPE_CHECKING:
+    from lcnet.protocol.transcript import Transcript
+
+
+def on_hello(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Hello)
+    _check_version(t, m.v, author, frame.seq)
+    if m.key == t.keys.get(Seat.HOST):
+        # Two players, two keys (PROTOCOL §5.4): a host never plays itt.
+        raise Violation("the joiner uses the host's own key", seat=author, seq=frame.seq)
+    _learn_peer(t, author, m.name, m.key, step)
+    if m.bot:
+        t.bots.add(author)
+    t.coin_commitment = m.coin
+    t.game_id = hashing.game_id(frame.raw)
+    return None
+
+
+def on_welcome(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Welcome)
+    _check_version(t, m.v, author, frame.seq)
+    if m.key == t.keys.get(Seat.JOINER):
+        raise Violation("the host uses the joiner's own key", seat=author, seq=frame.seq)
+    _learn_peer(t, author, m.name, m.key, step)
+    if m.bot:
+        t.bots.add(author)
+    t.options = MatchOptions(suits=m.suits, rounds=m.rounds)
+    t.host_nonce = m.coin
+    return None
+
+
+def on_coin(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Coin)
+    assert t.game_id and t.coin_commitment and t.host_nonce and t.options
+    try:
+        first = deal.coin_first_player(
+            game_id=t.game_id,
+            joiner_commitment=t.coin_commitment,
+            joiner_nonce=m.nonce,
+            host_nonce=t.host_nonce,
+        )
+    except RemoteProtocolError as exc:
+        raise Violation(str(exc), seat=author, seq=frame.seq) from None
+    t.first_starter = first
+    t.match = Match(rounds=t.options.rounds, suit_count=t.options.suits, first_starter=int(first))
+    step.events.append(MatchStarted(t.options, first))
+    _start_round(t)
+    return None
+
+
+def _start_round(t: Transcript) -> None:
+    assert t.match is not None
+    number = t.match.rounds_played + 1
+    t.round = t.new_round(number, Seat(t.match.start_round()))
+
+
+def on_commit(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Commit)
+    track = _track_round(t, m.round, author, frame.seq)
+    track.commitments[author] = m.commit
+    track.deck.commitment(author, m.commit)
+    return None
+
+
+def on_pass(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.DeckPass)
+    track = _track_round(t, m.round, author, frame.seq)
+    number = TABLE[t.phase].pass_number
+    assert number is not None
+    if m.n != number:
+        raise Violation(f"pass {m.n} where pass {number} was due", seat=author, seq=frame.seq)
+    points = tuple(m.point_list())
+    track.deck.deck_pass(author, number, points)
+    track.passes.append(points)
+    if frame.seq is not None:
+        track.pass_seqs[number] = frame.seq
+    return None
+
+
+def on_keys(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.DealKeys)
+    track = _track_round(t, m.round, author, frame.seq)
+    receiver = author.other
+    keys = m.key_list()
+    for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
+        _check_key(key, f"dealing key for position {position}", author, frame.seq)
+    for position, key in zip(deal.hand_positions(receiver), keys, strict=True):
+        track.keys_given[author][position] = key
+        track.hidden[receiver].add(position)
+        if frame.seq is not None:
+            track.key_seqs[(author, position)] = frame.seq
+    track.deck.dealing_keys(author, keys)
+    if t.phase is Phase.KEYS_HOST:
+        _deal_table(t, track, step)
+    return None
+
+
+def _deal_table(t: Transcript, track: RoundTrack, step: Step) -> None:
+    """Set up the round's table: known cards where they are, placeholders elsewhere."""
+    size = _deck_size(t)
+    mine = track.deck.hand
+    known = set(mine)
+    fillers = iter(c for c in ALL_CARDS[:size] if c not in known)
+    hands = {
+        seat: list(mine) if t.is_own(seat) else [next(fillers) for _ in range(deal.HAND_SIZE)]
+        for seat in Seat
+    }
+    order = [*hands[Seat.HOST], *hands[Seat.JOINER], *fillers]
+    track.table = Round.deal(order, int(track.starter))
+    step.events.append(RoundStarted(track.number, track.starter, tuple(sorted(mine))))
+
+
+def on_move(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.MoveMsg)
+    track = t.round
+    assert track is not None and track.table is not None
+    seq = frame.seq
+    if m.card >= _deck_size(t):
+        raise Violation(f"card id {m.card} is not in this game", seat=author, seq=seq)
+    if m.draw >= _suit_count(t):
+        raise Violation(f"there is no discard pile {m.draw} in this game", seat=author, seq=seq)
+    card = Card.from_id(m.card)
+    turn = turn_of(m)
+    table = track.table
+    if m.pos is not None:
+        assert m.key is not None
+        _check_key(m.key, f"key for position {m.pos}", author, seq)
+        if not t.is_own(author):
+            track.deck.hidden_play(author, card, m.pos, m.key, seq)
+            if card not in table.hand(int(author)):
+                placeholder = next(
+                    c for c in table.hand(int(author)) if not table.holds_public(int(author), c)
+                )
+                table.exchange(card, placeholder)
+        track.hidden[author].discard(m.pos)
+        track.seen.add(card)
+        track.plays[m.pos] = (author, card)
+        if seq is not None:
+            track.key_seqs[(author, m.pos)] = seq
+    elif not table.holds_public(int(author), card):
+        raise Violation(
+            f"{card} is played as a public card, but the {author} took no such card "
+            "from a discard pile",
+            seat=author,
+            seq=seq,
+        )
+    try:
+        table.push(turn.put_down, int(author))
+        table.check(turn.draw, int(author))
+    except IllegalMoveError as exc:
+        raise Violation(str(exc), seat=author, seq=seq) from None
+    track.pending = (author, turn)
+    return None
+
+
+def on_ack(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Ack)
+    track = t.round
+    assert track is not None and track.table is not None and track.pending is not None
+    mover, turn = track.pending
+    table = track.table
+    drawn: Card | None = None
+    if turn.draw.from_deck:
+        if m.key is None:
+            raise Violation(
+                "the acknowledgement of a deck draw has no key", seat=author, seq=frame.seq
+            )
+        position = track.next_draw
+        _check_key(m.key, f"key for position {position}", author, frame.seq)
+        track.next_draw += 1
+        track.keys_given[author][position] = m.key
+        track.hidden[mover].add(position)
+        if frame.seq is not None:
+            track.key_seqs[(author, position)] = frame.seq
+        placeholder = table.draw_pile()[0]
+        table.push(turn.draw, int(mover))
+        drawn = track.deck.draw_key(author, position, m.key)
+        if drawn is not None:
+            table.exchange(drawn, placeholder)
+            track.seen.add(drawn)
+    else:
+        if m.key is not None:
+            raise Violation(
+                "the acknowledgement of a pile draw carries a key", seat=author, seq=frame.seq
+            )
+        assert turn.draw.suit is not None
+        drawn = table.discard_pile(turn.draw.suit)[-1]
+        table.push(turn.draw, int(mover))
+    track.turns.append((mover, turn))
+    track.pending = None
+    step.events.append(TurnPlayed(track.number, mover, turn, drawn))
+    return Phase.REVEAL_HOST if table.is_over else Phase.MOVE
+
+
+def on_reveal(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Reveal)
+    track = _track_round(t, m.round, author, frame.seq)
+    track.seeds[author] = m.seed
+    track.deck.reveal(author, m.seed)
+    if t.phase is Phase.REVEAL_HOST:
+        return None
+    verified = _verify_round(t, track, author, frame.seq)
+    t.rounds_verified.append(verified)
+    assert t.match is not None and track.table is not None
+    scores = track.table.scores()
+    t.match.record_round(scores)
+    step.events.append(RoundVerified(track.number, scores, verified))
+    if t.match.is_over:
+        return Phase.RESULT_HOST
+    _start_round(t)
+    return Phase.COMMIT_HOST
+
+
+def _verify_round(
+    t: Transcript, track: RoundTrack, author: Seat, seq: int | None
+) -> deal.RoundDeck:
+    """With both seeds known, check the whole round with full information."""
+    verified = track.deck.verified_deck()
+    full = Round.deal(verified.order, int(track.starter))
+    for mover, turn in track.turns:
+        try:
+            full.push_turn(turn, int(mover))
+        except IllegalMoveError as exc:
+            raise Violation(
+                f"with every card known, round {track.number} shows an illegal move: {exc}",
+                seat=mover,
+                seq=seq,
+            ) from None
+    assert track.table is not None
+    if not full.is_over or full.scores() != track.table.scores():
+        raise Violation(
+            f"round {track.number} does not replay to the same end with every card known",
+            seat=author,
+            seq=seq,
+        )
+    return verified
+
+
+def on_result(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+    m = frame.message
+    assert isinstance(m, wire.Result)
+    assert t.match is not None
+    expected_scores = [list(s) for s in t.match.round_scores]
+    if m.scores != expected_scores or m.totals != list(t.match.totals):
+        raise Violation(
+            f"the result {m.scores} (totals {m.totals}) is not the verified "
+            f"{expected_scores} (totals {list(t.match.totals)})",
+            seat=author,
+            seq=frame.seq,
+        )
+    if t.phase is Phase.RESULT_HOST:
+        return None
+    t.sealed = True
+    t.outcome = t.match.outcome()
+    step.events.append(MatchEnded(t.outcome, tuple(t.match.round_scores), None, sealed=True))
+    return None
+
+
+def _track_round(t: Transcript, number: int, author: Seat, seq: int | None) -> RoundTrack:
+    track = t.round
+    assert track is not None
+    if number != track.number:
+        raise Violation(f"round {number} where round {track.number} is on", seat=author, seq=seq)
+    return track
+
+
+def _check_version(t: Transcript, version: list[int], author: Seat, seq: int | None) -> None:
+    if version[0] != wire.PROTOCOL_VERSION[0]:
+        raise Violation(
+            f"protocol version {version[0]}.{version[1]} (this lcnet speaks "
+            f"{wire.PROTOCOL_VERSION[0]}.{wire.PROTOCOL_VERSION[1]})",
+            seat=author,
+            seq=seq,
+        )
+    t.minors[author] = version[1]
+
+
+def _learn_peer(t: Transcript, seat: Seat, name: str, key: bytes, step: Step) -> None:
+    t.keys[seat] = key
+    t.names[seat] = name
+    if not t.is_own(seat):
+        step.events.append(PeerIdentified(seat, name, key))
+
+
+def _suit_count(t: Transcript) -> int:
+    assert t.options is not None
+    return t.options.suits
+
+
+def _deck_size(t: Transcript) -> int:
+    return deck_size(_suit_count(t))
+
+
+# ------------------------------------------------------------------ the table
+
+TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
+    {
+        Phase.HELLO: Transition(Seat.JOINER, wire.Hello, on_hello, (Phase.WELCOME,)),
+        Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, on_welcome, (Phase.COIN,)),
+        Phase.COIN: Transition(Seat.JOINER, wire.Coin, on_coin, (Phase.COMMIT_HOST,)),
+        Phase.COMMIT_HOST: Transition(Seat.HOST, wire.Commit, on_commit, (Phase.COMMIT_JOINER,)),
+        Phase.COMMIT_JOINER: Transition(Seat.JOINER, wire.Commit, on_commit, (Phase.PASS_1,)),
+        Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_2,), 1),
+        Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, on_pass, (Phase.PASS_3,), 2),
+        Phase.PASS_3: Transition(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_4,), 3),
+        Phase.PASS_4: Transition(Seat.JOINER, wire.DeckPass, on_pass, (Phase.KEYS_JOINER,), 4),
+        Phase.KEYS_JOINER: Transition(Seat.JOINER, wire.DealKeys, on_keys, (Phase.KEYS_HOST,)),
+        Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, on_keys, (Phase.MOVE,)),
+        Phase.MOVE: Transition(None, wire.MoveMsg, on_move, (Phase.ACK,)),
+        Phase.ACK: Transition(None, wire.Ack, on_ack, (Phase.MOVE, Phase.REVEAL_HOST)),
+        Phase.REVEAL_HOST: Transition(Seat.HOST, wire.Reveal, on_reveal, (Phase.REVEAL_JOINER,)),
+        Phase.REVEAL_JOINER: Transition(
+            Seat.JOINER, wire.Reveal, on_reveal, (Phase.COMMIT_HOST, Phase.RESULT_HOST)
+        ),
+        Phase.RESULT_HOST: Transition(Seat.HOST, wire.Result, on_result, (Phase.RESULT_JOINER,)),
+        Phase.RESULT_JOINER: Transition(Seat.JOINER, wire.Result, on_result, (Phase.OVER,)),
+        Phase.OVER: Transition(None, None, None, ()),
+    }
+)
+"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it).
+
+In every phase but HELLO, WELCOME and OVER the speaker may send ``resign``
+instead, and either player ``dispute`` (both end the match: OVER)."""
+
+
+def turn_of(m: wire.MoveMsg) -> Turn:
+    # The engine's interned moves: index 0 of DRAWS is the draw pile (-1 on the wire).
+    return Turn(PUT_DOWNS[m.card * 2 + m.discard], DRAWS[m.draw + 1])
+
+
+def _check_key(key: bytes, item: str, author: Seat, seq: int | None) -> None:
+    """Every key a frame carries must be a scalar in 1 … L−1 (PROTOCOL §1.4, §3.6).
+
+    Anyone can check that, an auditor included, so a key out of range is a
+    violation by the frame's signer at that very frame, whoever opens it.
+    """
+    if not group.is_scalar(key):
+        raise Violation(f"{item}: {deal.DeckFault.INVALID_KEY.value}", seat=author, seq=seq)
