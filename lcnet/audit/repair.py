@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from lcnet.audit.compare import Comparison, compare
 from lcnet.audit.verdict import (
+    Repair,
     Verdict,
     all_evidence,
     audit_contents,
@@ -24,27 +24,6 @@ from lcnet.audit.verdict import (
 from lcnet.deck import hashing
 from lcnet.protocol import wire
 from lcnet.store.replayfile import Damage, ReplayContents
-
-
-@dataclass(frozen=True)
-class Repair:
-    """A damaged file's transcript with its gaps filled from the other player's file."""
-
-    source: str
-    """The other file (as named on the command line)."""
-    filled: list[int]
-    """Positions whose frame was taken from ``source``."""
-    contents: ReplayContents | None
-    """The repaired file (no damage left), or ``None`` if it cannot be repaired."""
-    problem: str | None = None
-    """Why it cannot be repaired."""
-    unvouched: list[int] = field(default_factory=list)
-    """Positions taken from ``source`` after the damaged file's last own frame.
-
-    A position filled between two of the damaged file's own frames is pinned
-    by the chain hash its own later frame carries: it can only be the frame
-    the file lost. A position after its last own frame is vouched for by
-    ``source`` alone, which may be the opponent's forgery."""
 
 
 def _placed_runs(contents: ReplayContents) -> list[tuple[Damage, int | None]]:

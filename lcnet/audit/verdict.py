@@ -26,7 +26,6 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lcnet.deck import hashing
 from lcnet.errors import ExitCode
@@ -37,8 +36,27 @@ from lcnet.protocol.events import DisputeInfo, DuplicateIgnored, FrameGap, Step
 from lcnet.protocol.observer import Observer
 from lcnet.store.replayfile import Damage, ReplayContents, TornTail, read_replay
 
-if TYPE_CHECKING:
-    from lcnet.audit.repair import Repair
+
+@dataclass(frozen=True)
+class Repair:
+    """A damaged file's transcript with its gaps filled from the other player's file
+    (made by :func:`lcnet.audit.repair.repair`)."""
+
+    source: str
+    """The other file (as named on the command line)."""
+    filled: list[int]
+    """Positions whose frame was taken from ``source``."""
+    contents: ReplayContents | None
+    """The repaired file (no damage left), or ``None`` if it cannot be repaired."""
+    problem: str | None = None
+    """Why it cannot be repaired."""
+    unvouched: list[int] = field(default_factory=list)
+    """Positions taken from ``source`` after the damaged file's last own frame.
+
+    A position filled between two of the damaged file's own frames is pinned
+    by the chain hash its own later frame carries: it can only be the frame
+    the file lost. A position after its last own frame is vouched for by
+    ``source`` alone, which may be the opponent's forgery."""
 
 
 class VerdictKind(enum.Enum):

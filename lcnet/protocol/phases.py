@@ -9,14 +9,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import Final, Protocol, TypeAlias
 
+from lcnet.deck import deal
+from lcnet.deck.deckcheck import RoundTrack
+from lcnet.game.engine import Match, Outcome
 from lcnet.game.seat import Seat
 from lcnet.protocol import wire
-from lcnet.protocol.events import Step
-
-if TYPE_CHECKING:
-    from lcnet.protocol.transcript import Transcript
+from lcnet.protocol.events import MatchOptions, Step
 
 
 class Phase(enum.Enum):
@@ -60,7 +60,38 @@ OPENING: Final = frozenset(
 """The phases of a deal: before the first move, the match's opening."""
 
 
-Handler: TypeAlias = Callable[["Transcript", wire.Frame, Seat, Step], "Phase | None"]
+class TranscriptState(Protocol):
+    """What a frame's handler may read and change of the transcript it applies to:
+    all of it is here, so that the table (:mod:`lcnet.protocol.transitions`)
+    needs nothing of :class:`lcnet.protocol.transcript.Transcript`, which
+    holds these fields and runs the table."""
+
+    phase: Phase
+    options: MatchOptions | None
+    names: dict[Seat, str]
+    bots: set[Seat]
+    keys: dict[Seat, bytes]
+    minors: dict[Seat, int]
+    game_id: bytes | None
+    match: Match | None
+    first_starter: Seat | None
+    round: RoundTrack | None
+    rounds_verified: list[deal.RoundDeck]
+    coin_commitment: bytes | None
+    host_nonce: bytes | None
+    outcome: Outcome | None
+    sealed: bool
+
+    def is_own(self, seat: Seat) -> bool:
+        """Whether ``seat`` is this side (whose cards it holds itself)."""
+        ...
+
+    def new_round(self, number: int, starter: Seat) -> RoundTrack:
+        """The track of a new round, with this role's deck checks."""
+        ...
+
+
+Handler: TypeAlias = Callable[[TranscriptState, wire.Frame, Seat, Step], "Phase | None"]
 """What one frame of the transcript does to it (a function of :mod:`lcnet.protocol.transitions`)."""
 
 

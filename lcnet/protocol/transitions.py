@@ -1,7 +1,8 @@
 """What each frame of a match's transcript does: the state table's handlers.
 
 One function per kind of frame (:data:`TABLE` holds them by phase). Each takes
-the :class:`~lcnet.protocol.transcript.Transcript` it applies to, the frame, its
+the transcript it applies to (as a :class:`~lcnet.protocol.phases.TranscriptState`:
+the fields a handler may touch, no more), the frame, its
 author and the step being built; it checks the frame against everything the
 transcript knows (raising :class:`Violation` naming the author) and then
 changes the transcript. Player and observer run the same functions: where
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from lcnet.deck import deal, group, hashing
 from lcnet.deck.deckcheck import RoundTrack
@@ -33,13 +34,10 @@ from lcnet.protocol.events import (
     Step,
     TurnPlayed,
 )
-from lcnet.protocol.phases import Phase, Transition
-
-if TYPE_CHECKING:
-    from lcnet.protocol.transcript import Transcript
+from lcnet.protocol.phases import Phase, TranscriptState, Transition
 
 
-def on_hello(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_hello(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Hello)
     _check_version(t, m.v, author, frame.seq)
@@ -54,7 +52,7 @@ def on_hello(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phas
     return None
 
 
-def on_welcome(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_welcome(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Welcome)
     _check_version(t, m.v, author, frame.seq)
@@ -68,7 +66,7 @@ def on_welcome(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Ph
     return None
 
 
-def on_coin(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_coin(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Coin)
     assert t.game_id and t.coin_commitment and t.host_nonce and t.options
@@ -88,13 +86,13 @@ def on_coin(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase
     return None
 
 
-def _start_round(t: Transcript) -> None:
+def _start_round(t: TranscriptState) -> None:
     assert t.match is not None
     number = t.match.rounds_played + 1
     t.round = t.new_round(number, Seat(t.match.start_round()))
 
 
-def on_commit(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_commit(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Commit)
     track = _track_round(t, m.round, author, frame.seq)
@@ -103,7 +101,7 @@ def on_commit(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Pha
     return None
 
 
-def on_pass(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_pass(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.DeckPass)
     track = _track_round(t, m.round, author, frame.seq)
@@ -119,7 +117,7 @@ def on_pass(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase
     return None
 
 
-def on_keys(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_keys(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.DealKeys)
     track = _track_round(t, m.round, author, frame.seq)
@@ -138,7 +136,7 @@ def on_keys(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase
     return None
 
 
-def _deal_table(t: Transcript, track: RoundTrack, step: Step) -> None:
+def _deal_table(t: TranscriptState, track: RoundTrack, step: Step) -> None:
     """Set up the round's table: known cards where they are, placeholders elsewhere."""
     size = _deck_size(t)
     mine = track.deck.hand
@@ -153,7 +151,7 @@ def _deal_table(t: Transcript, track: RoundTrack, step: Step) -> None:
     step.events.append(RoundStarted(track.number, track.starter, tuple(sorted(mine))))
 
 
-def on_move(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_move(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.MoveMsg)
     track = t.round
@@ -197,7 +195,7 @@ def on_move(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase
     return None
 
 
-def on_ack(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_ack(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Ack)
     track = t.round
@@ -237,7 +235,7 @@ def on_ack(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase 
     return Phase.REVEAL_HOST if table.is_over else Phase.MOVE
 
 
-def on_reveal(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_reveal(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Reveal)
     track = _track_round(t, m.round, author, frame.seq)
@@ -258,7 +256,7 @@ def on_reveal(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Pha
 
 
 def _verify_round(
-    t: Transcript, track: RoundTrack, author: Seat, seq: int | None
+    t: TranscriptState, track: RoundTrack, author: Seat, seq: int | None
 ) -> deal.RoundDeck:
     """With both seeds known, check the whole round with full information."""
     verified = track.deck.verified_deck()
@@ -282,7 +280,7 @@ def _verify_round(
     return verified
 
 
-def on_result(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
+def on_result(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
     m = frame.message
     assert isinstance(m, wire.Result)
     assert t.match is not None
@@ -302,7 +300,7 @@ def on_result(t: Transcript, frame: wire.Frame, author: Seat, step: Step) -> Pha
     return None
 
 
-def _track_round(t: Transcript, number: int, author: Seat, seq: int | None) -> RoundTrack:
+def _track_round(t: TranscriptState, number: int, author: Seat, seq: int | None) -> RoundTrack:
     track = t.round
     assert track is not None
     if number != track.number:
@@ -310,7 +308,7 @@ def _track_round(t: Transcript, number: int, author: Seat, seq: int | None) -> R
     return track
 
 
-def _check_version(t: Transcript, version: list[int], author: Seat, seq: int | None) -> None:
+def _check_version(t: TranscriptState, version: list[int], author: Seat, seq: int | None) -> None:
     if version[0] != wire.PROTOCOL_VERSION[0]:
         raise Violation(
             f"protocol version {version[0]}.{version[1]} (this lcnet speaks "
@@ -321,19 +319,19 @@ def _check_version(t: Transcript, version: list[int], author: Seat, seq: int | N
     t.minors[author] = version[1]
 
 
-def _learn_peer(t: Transcript, seat: Seat, name: str, key: bytes, step: Step) -> None:
+def _learn_peer(t: TranscriptState, seat: Seat, name: str, key: bytes, step: Step) -> None:
     t.keys[seat] = key
     t.names[seat] = name
     if not t.is_own(seat):
         step.events.append(PeerIdentified(seat, name, key))
 
 
-def _suit_count(t: Transcript) -> int:
+def _suit_count(t: TranscriptState) -> int:
     assert t.options is not None
     return t.options.suits
 
 
-def _deck_size(t: Transcript) -> int:
+def _deck_size(t: TranscriptState) -> int:
     return deck_size(_suit_count(t))
 
 

@@ -10,18 +10,55 @@ made from it (:mod:`lcnet.ui.keys`).
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import Final, Protocol
 
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Always, Condition, Filter, has_focus
 from prompt_toolkit.keys import Keys
 
 from lcnet.game.cards import HAND_SIZE, Suit
 from lcnet.game.engine import Draw
 from lcnet.ui.keys import KeyRow, help_rows
+from lcnet.ui.tracker import MatchTracker
 from lcnet.ui.turn import Confirm, Effect, Stage, TurnInput
 
-if TYPE_CHECKING:
-    from lcnet.ui.game import GameUI
+
+class KeyedGame(Protocol):
+    """What the keys see of the full-screen game (:class:`lcnet.ui.game.GameUI`):
+    the state :func:`filters` reads, and the methods the rows' handlers call.
+    The game imports this table; the table never imports the game."""
+
+    @property
+    def command(self) -> Buffer: ...
+    @property
+    def turn(self) -> TurnInput: ...
+    @property
+    def tracker(self) -> MatchTracker: ...
+    @property
+    def help_open(self) -> bool: ...
+    @property
+    def history_open(self) -> bool: ...
+    @property
+    def ids_open(self) -> bool: ...
+    @property
+    def alerts(self) -> Sequence[object]: ...
+    @property
+    def screens(self) -> Sequence[object]: ...
+    def too_small(self) -> bool: ...
+    def act(self, effects: list[Effect]) -> None: ...
+    def ask_rematch(self) -> None: ...
+    def ask_hint(self) -> None: ...
+    def show_help(self, shown: bool = True) -> None: ...
+    def toggle_ids(self) -> None: ...
+    def close_ids(self) -> None: ...
+    def dismiss_alert(self) -> None: ...
+    def next_screen(self) -> None: ...
+    def show_history(self, shown: bool = True) -> None: ...
+    def scroll_history(self, key: str) -> None: ...
+    def start_command(self, text: str) -> None: ...
+    def leave_command(self) -> None: ...
+
 
 HELP_INTRO: Final = """\
 Put down one card (on your expedition or its pile), then draw one. Expeditions
@@ -63,7 +100,7 @@ class When(enum.Enum):
     """The match is over, and another may follow: the player has not said yet."""
 
 
-def filters(ui: GameUI) -> dict[When, Filter]:
+def filters(ui: KeyedGame) -> dict[When, Filter]:
     """When each row of :data:`KEYS` applies in ``ui``, as a prompt_toolkit filter."""
     typing = has_focus(ui.command)
     confirming = Condition(lambda: ui.turn.confirm is not None)
@@ -97,7 +134,7 @@ def filters(ui: GameUI) -> dict[When, Filter]:
     }
 
 
-Row = KeyRow["GameUI", When]
+Row = KeyRow[KeyedGame, When]
 
 COMMAND_STARTS: Final = {"+": "+", "-": "-", "t": "say "}
 """What the command line begins with, by the key that opened it (``t``: a line to the opponent)."""
