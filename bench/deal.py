@@ -3,7 +3,7 @@
     python bench/deal.py [--repeat N]
 
 Prints one figure per line as ``name: value unit``. The multiplications of
-a pass are spread over the CPUs (``lcnet.deck.batch.mul_many``), so the times
+a pass are spread over the CPUs (``lcnet.run.threads``, as the command line does), so the times
 depend on the number of cores as well as on their speed:
 
 * ``deal_both_sides_<n>``: one round's deck work for host and joiner together
@@ -49,6 +49,7 @@ from lcnet.deck.deal import (
     pass_author,
 )
 from lcnet.deck.rounddeal import RoundDeal
+from lcnet.run import threads
 
 GAME_ID = hashing.game_id(b"bench/deal.py")
 QUICK_MULTS = 40
@@ -206,6 +207,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="rounds per deal figure")
     args = parser.parse_args()
+    threads.install()  # as the command line does: batches over the CPUs
     for suit_count in (5, 6):
         card_table(suit_count)
         bench_deck(suit_count, args.repeat)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator
 
 import nacl.bindings
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from lcnet.deck import batch, group, hashing
 from lcnet.deck.deal import card_table
+from lcnet.run import threads
 
 SCALAR = hashing.global_scalar(b"group test")
 IDENTITY = bytes([1]) + bytes(31)
@@ -98,38 +100,49 @@ def _scalars(count: int) -> list[bytes]:
 
 
 @pytest.fixture
-def four_shares(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Batches cut into four shares (three helper threads), whatever this machine has."""
-    helpers = batch._Helpers()
-    monkeypatch.setattr(batch, "_cpus", lambda: 4)
-    monkeypatch.setattr(batch, "_helpers", helpers)
-    yield
+def four_shares(monkeypatch: pytest.MonkeyPatch) -> Iterator[threads.Helpers]:
+    """Batches cut into four shares (three helper threads), whatever this machine
+    has, as the command line installs them (lcnet.run.threads)."""
+    helpers = threads.Helpers(cpus=lambda: 4)
+    monkeypatch.setattr(threads, "_helpers", helpers)
+    threads.install()
+    yield helpers
+    batch.use_mapper(None)
     if helpers.pool is not None:
         helpers.pool.shutdown()
 
 
 @pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 60, 72])
 def test_a_batch_gives_exactly_the_one_by_one_results_in_order(
-    four_shares: None, count: int
+    four_shares: threads.Helpers, count: int
 ) -> None:
     scalars = _scalars(count)
     points = list(card_table(6).points[:count])
     assert batch.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
     assert batch.all_valid(points)
     # From 16 on, the batch was spread: the helper threads were made for it.
-    assert (batch._helpers.pool is not None) == (count >= 16)
+    assert (four_shares.pool is not None) == (count >= 16)
 
 
-def test_one_cpu_means_no_helper_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(batch, "_cpus", lambda: 1)
-    monkeypatch.setattr(batch, "_helpers", batch._Helpers())
+def test_one_cpu_means_no_helper_threads() -> None:
+    helpers = threads.Helpers(cpus=lambda: 1)
+    scalars, points = _scalars(60), list(card_table(5).points)
+    assert helpers.spread(group.mul, scalars, points) == tuple(map(group.mul, scalars, points))
+    assert helpers.get() == (None, 1)
+
+
+def test_the_deck_makes_no_thread_unless_the_edge_installs_them() -> None:
+    batch.use_mapper(None)
+    before = threading.active_count()
     scalars, points = _scalars(60), list(card_table(5).points)
     assert batch.mul_many(scalars, points) == tuple(map(group.mul, scalars, points))
-    assert batch._helpers.get() == (None, 1)
+    assert threading.active_count() == before
 
 
 @pytest.mark.parametrize("where", [0, 14, 15, 29, 45, 59])
-def test_a_batch_finds_an_invalid_point_wherever_it_is(four_shares: None, where: int) -> None:
+def test_a_batch_finds_an_invalid_point_wherever_it_is(
+    four_shares: threads.Helpers, where: int
+) -> None:
     points: list[bytes] = list(card_table(5).points)
     points[where] = ORDER_8_POINT
     products = batch.try_mul_many(_scalars(60), points)
@@ -146,7 +159,7 @@ def test_a_batch_needs_one_scalar_per_point() -> None:
 
 @pytest.mark.parametrize("where", [0, 45])
 def test_a_bad_scalar_in_a_batch_is_a_bug_not_an_invalid_point(
-    four_shares: None, where: int
+    four_shares: threads.Helpers, where: int
 ) -> None:
     scalars = _scalars(60)
     scalars[where] = bytes(32)  # zero: never a key
@@ -155,7 +168,9 @@ def test_a_bad_scalar_in_a_batch_is_a_bug_not_an_invalid_point(
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_a_forked_child_spreads_batches_with_threads_of_its_own(four_shares: None) -> None:
+def test_a_forked_child_spreads_batches_with_threads_of_its_own(
+    four_shares: threads.Helpers,
+) -> None:
     scalars, points = _scalars(60), list(card_table(5).points)
     expected = batch.mul_many(scalars, points)  # the parent's helper threads now exist
     pid = os.fork()

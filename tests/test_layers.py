@@ -1,53 +1,75 @@
-"""The package's layers, kept by a test: the core never reaches for I/O.
+"""The package's wings, kept by a test: each imports only the wings below it.
 
-The core — rules, hashing, the group, the masked deck, the wire format, the
-protocol session and its values — is sans-IO (no sockets, files, clock or
-terminal; docs/DESIGN.md). So no module of the core may import a module
-outside it, at the top or inside a function; and no two modules may import
-each other in a cycle at import time. Above the core, the network (net,
-netplay) never reaches the user interface or the command line, and the
-interface both share (client) brings in no bots, local matches or files.
+docs/DESIGN.md draws lcnet as wings, one job each, stacked: :data:`WINGS`
+is that drawing as data, what each wing may import (directly, at the top,
+inside a function or for type checking only). The sans-IO wings (the rules,
+the deck, the protocol, the link's decisions) also touch no socket, file,
+clock, terminal, thread or random source of the operating system: those are
+injected from the edge. No two modules import each other in a circle, type
+checking included; the screen never reaches the live session; and no
+module or class grows past what a reader can hold.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lcnet"
 
-CORE = frozenset(
-    {
-        "lcnet",
-        "lcnet.link.admission",
-        "lcnet.link.audience",
-        "lcnet.deck.batch",
-        "lcnet.game.cards",
-        "lcnet.deck.deckcheck",
-        "lcnet.deck.deal",
-        "lcnet.deck.rounddeal",
-        "lcnet.game.engine",
-        "lcnet.errors",
-        "lcnet.protocol.events",
-        "lcnet.protocol.evidence",
-        "lcnet.deck.group",
-        "lcnet.deck.hashing",
-        "lcnet.link.liveness",
-        "lcnet.protocol.observer",
-        "lcnet.protocol.phases",
-        "lcnet.link.rematch",
-        "lcnet.game.seat",
-        "lcnet.protocol.session",
-        "lcnet.textsafe",
-        "lcnet.protocol.status",
-        "lcnet.protocol.transcript",
-        "lcnet.protocol.transitions",
-        "lcnet.protocol.wire",
-    }
-)
 
-IO_MODULES = ("socket", "zmq", "prompt_toolkit", "zeroconf", "asyncio", "subprocess", "fcntl")
-"""Third-party and standard modules the core must not touch (sockets, terminal, files, loops)."""
+@dataclass(frozen=True)
+class Wing:
+    uses: frozenset[str]
+    """The wings it may import (besides itself and :data:`LEAVES`)."""
+    sans_io: bool = False
+
+
+def _wing(*uses: str, sans_io: bool = False) -> Wing:
+    return Wing(frozenset(uses), sans_io)
+
+
+WINGS: dict[str, Wing] = {
+    "game": _wing(sans_io=True),
+    "bots": _wing("game"),
+    "deck": _wing("game", sans_io=True),
+    "protocol": _wing("game", "deck", sans_io=True),
+    "link": _wing("game", "deck", "protocol", sans_io=True),
+    "store": _wing("game", "deck", "protocol"),
+    "audit": _wing("game", "deck", "protocol", "store"),
+    "review": _wing("game", "deck", "protocol", "store", "audit", "bots"),
+    "net": _wing("game", "deck", "protocol", "link", "store"),
+    "watch": _wing("game", "deck", "protocol", "link", "store", "audit", "review", "net"),
+    "run": _wing("game", "deck", "protocol", "link", "store", "audit", "bots", "net"),
+    "ui": _wing("game", "deck", "protocol", "store", "bots", "review", "net", "watch"),
+    "cli": _wing(
+        "game", "deck", "protocol", "link", "store", "audit", "bots", "review", "net", "watch",
+        "run", "ui",
+    ),
+}  # fmt: skip
+"""docs/DESIGN.md's wings, from the bottom: what each may import."""
+
+LEAVES: dict[str, frozenset[str]] = {
+    "lcnet.errors": frozenset({"lcnet.game.seat"}),  # a Violation names a seat
+    "lcnet.textsafe": frozenset(),
+    "lcnet.invocation": frozenset(),
+}
+"""Modules at the top that every wing may import, and what they import themselves."""
+
+FACE = ("lcnet", "lcnet.__main__")
+"""The package's face (which names the wings' public objects) and ``python -m lcnet``."""
+
+EDGE_ONLY = (
+    "socket", "select", "selectors", "zmq", "zeroconf", "prompt_toolkit", "asyncio",
+    "subprocess", "signal", "fcntl", "os", "shutil", "tempfile", "time", "threading",
+    "concurrent", "multiprocessing", "secrets",
+)  # fmt: skip
+"""What a sans-IO wing must not import: sockets, processes, files, the clock, the
+terminal, threads and the operating system's random source (``os.urandom``,
+``secrets``). ``random`` is allowed: the rules take a seeded ``random.Random``."""
 
 
 def _module_name(path: Path) -> str:
@@ -55,51 +77,84 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, *, top_level_only: bool) -> set[str]:
-    """The modules ``path`` imports (``from lcnet import x`` counts as ``lcnet.x``)."""
-    modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(path: Path, *, everywhere: bool) -> set[str]:
+    """What ``path`` imports: at its top level, in ``if`` blocks there (type
+    checking included) and, if ``everywhere``, inside functions too.
+    ``from lcnet.deck import hashing`` counts as ``lcnet.deck.hashing``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    if everywhere:
+        nodes = list(ast.walk(tree))
+    else:
+        nodes, todo = [], list(tree.body)
+        while todo:
+            node = todo.pop()
+            nodes.append(node)
+            if isinstance(node, ast.If | ast.Try):
+                todo += [*node.body, *node.orelse]
     found: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "lcnet" and [a.name for a in node.names] == ["__version__"]:
+                continue  # the version, which the face holds without importing anything
             inside = [f"{node.module}.{alias.name}" for alias in node.names]
-            submodules = [name for name in inside if name in modules]
-            # ``from lcnet.deck import hashing`` imports lcnet.deck.hashing (and the
-            # package's empty __init__, which counts for nothing).
-            found.update(submodules or [node.module])
-    return {name for name in found if name in modules or not name.startswith("lcnet")}
+            found.update([name for name in inside if name in MODULES] or [node.module])
+    return found
 
 
-def _graph(*, top_level_only: bool) -> dict[str, set[str]]:
-    return {
-        _module_name(path): _imports(path, top_level_only=top_level_only)
-        for path in sorted(PACKAGE.rglob("*.py"))
-    }
+def _wing_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in WINGS else None
 
 
-def test_the_core_imports_nothing_outside_it() -> None:
-    graph = _graph(top_level_only=False)
-    assert set(graph) >= CORE, "a core module was renamed: update CORE"
+def test_every_module_is_in_a_wing_or_a_leaf() -> None:
+    stray = [m for m in MODULES if _wing_of(m) is None and m not in LEAVES and m not in FACE]
+    assert not stray, f"not in docs/DESIGN.md's wings: {stray}"
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(
+        WINGS
+    )
+
+
+@pytest.mark.parametrize("wing", list(WINGS))
+def test_a_wing_imports_only_the_wings_below_it(wing: str) -> None:
+    allowed = WINGS[wing].uses | {wing}
     wrong = sorted(
         f"{module} imports {target}"
-        for module in CORE
-        for target in graph[module]
-        if (target.startswith("lcnet") and target not in CORE) or target.split(".")[0] in IO_MODULES
+        for module, path in MODULES.items()
+        if _wing_of(module) == wing
+        for target in _imports(path, everywhere=True)
+        if target.startswith("lcnet") and target not in LEAVES and _wing_of(target) not in allowed
     )
     assert not wrong, "\n".join(wrong)
 
 
-def test_no_import_cycles() -> None:
-    graph = {
-        module: {t for t in targets if t.startswith("lcnet") and t != module}
-        for module, targets in _graph(top_level_only=True).items()
-    }
-    # A package imports its own submodules by design (lcnet -> lcnet.x is not a cycle of layers).
-    for module in graph:
-        graph[module] = {t for t in graph[module] if not t.startswith(module + ".")}
+def test_the_leaves_import_only_what_they_declare() -> None:
+    wrong = sorted(
+        f"{leaf} imports {target}"
+        for leaf, declared in LEAVES.items()
+        for target in _imports(MODULES[leaf], everywhere=True)
+        if target.startswith("lcnet") and target not in declared
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("wing", [name for name, wing in WINGS.items() if wing.sans_io])
+def test_a_sans_io_wing_touches_no_io_thread_clock_or_os_randomness(wing: str) -> None:
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, path in MODULES.items()
+        if _wing_of(module) == wing
+        for target in _imports(path, everywhere=True)
+        if target.split(".")[0] in EDGE_ONLY
+    )
+    assert not wrong, "\n".join(wrong)
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str]:
     state: dict[str, int] = {}
     cycle: list[str] = []
 
@@ -117,51 +172,47 @@ def test_no_import_cycles() -> None:
     for module in sorted(graph):
         if module not in state and visit(module, [module]):
             break
+    return cycle
+
+
+def test_no_import_circles_type_checking_included() -> None:
+    graph = {
+        module: {
+            t
+            for t in _imports(path, everywhere=False)
+            if t in MODULES and t != module and not t.startswith(module + ".")
+        }
+        for module, path in MODULES.items()
+    }
+    cycle = _circle(graph)
     assert not cycle, " -> ".join(cycle)
 
 
-def _reached(graph: dict[str, set[str]], start: str) -> set[str]:
-    """Every module ``start`` imports, directly or through others (lcnet's own only)."""
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b"}, "b": set()}) == []
+
+
+def _reached(start: str) -> set[str]:
+    """Every lcnet module ``start`` imports, directly or through others, anywhere."""
     seen: set[str] = set()
     todo = [start]
     while todo:
-        for target in graph.get(todo.pop(), ()):
-            if target.startswith("lcnet") and target not in seen:
+        for target in _imports(MODULES[todo.pop()], everywhere=True):
+            if target in MODULES and target not in seen:
                 seen.add(target)
                 todo.append(target)
     return seen
 
 
-def _in(module: str, packages: tuple[str, ...]) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in packages)
-
-
-def test_the_network_layer_imports_no_user_interface() -> None:
-    """The command line gives netplay its front end (netplay.FrontEnd); the
-    network never reaches for the terminal, not even inside a function."""
-    graph = _graph(top_level_only=False)
-    wrong = sorted(
-        f"{module} reaches {target}"
-        for module in ("lcnet.net.peer", "lcnet.run.netmatch")
-        for target in _reached(graph, module) | graph[module]
-        if _in(target, ("lcnet.ui", "lcnet.cli", "prompt_toolkit"))
-    )
-    assert not wrong, "\n".join(wrong)
-
-
 def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> None:
-    """lcnet.protocol.client is what a user interface and the network share: an interface,
-    which the network's import of it must not turn into bots, in-process
-    matches and replay files."""
-    graph = _graph(top_level_only=False)
-    modules = _reached(graph, "lcnet.protocol.client")
+    """lcnet.protocol.client is what a user interface and the network share: an
+    interface, which the network's import of it must not turn into bots,
+    in-process matches and replay files."""
     wrong = sorted(
         m
-        for m in modules
-        if _in(
-            m,
-            ("lcnet.bots", "lcnet.run.localmatch", "lcnet.store.replayfile", "lcnet.store.writer"),
-        )
+        for m in _reached("lcnet.protocol.client")
+        if _wing_of(m) in ("bots", "run", "store", "net", "ui")
     )
     assert not wrong, wrong
 
@@ -182,24 +233,18 @@ SCREEN: tuple[str, ...] = (
 viewer, which steps through a record the audit's session built, is apart)."""
 
 
-def test_the_screen_never_reaches_the_session() -> None:
+@pytest.mark.parametrize("module", SCREEN)
+def test_the_screen_never_reaches_the_session(module: str) -> None:
     """The boundary to the screen is one way (issue 45): it reads the frozen
     MatchState each update carries, so neither it nor what it imports, even
     inside a function, can reach the live session."""
-    graph = _graph(top_level_only=False)
-    machine = (
+    machine = {
         "lcnet.protocol.session",
         "lcnet.protocol.transcript",
         "lcnet.protocol.observer",
         "lcnet.protocol.transitions",
-    )
-    wrong = sorted(
-        f"{module} reaches {target}"
-        for module in SCREEN
-        for target in sorted(_reached(graph, module) | graph[module])
-        if target in machine
-    )
-    assert not wrong, "\n".join(wrong)
+    }
+    assert not (_reached(module) & machine)
 
 
 MAX_MODULE_LINES = 1000
@@ -210,7 +255,7 @@ def test_no_module_or_class_grows_past_what_a_reader_can_hold() -> None:
     """A module over 1,000 lines or a class over 500 does more than one job
     (issue 45): split it by its jobs rather than raise the bound."""
     too_big = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in MODULES.values():
         text = path.read_text(encoding="utf-8")
         name = path.relative_to(PACKAGE.parent)
         if (lines := text.count("\n")) > MAX_MODULE_LINES:

@@ -14,7 +14,7 @@ import nacl.signing
 import zmq.asyncio
 
 from lcnet.audit import verdict as audit
-from lcnet.deck import deal, hashing
+from lcnet.deck import hashing
 from lcnet.errors import UNREACHABLE_TEXT, Refused, UserError
 from lcnet.game.seat import Seat
 from lcnet.link import rematch
@@ -22,7 +22,7 @@ from lcnet.link.liveness import Timing
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.session import Session
-from lcnet.run.netmatch import Player, host_match, join_match
+from lcnet.run.netmatch import Player, host_match, join_match, new_master_secret
 from lcnet.store.replayfile import read_replay
 from tests.netutil import (
     DEADLINE,
@@ -142,7 +142,7 @@ def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -
 def _finished_host(options: MatchOptions) -> tuple[Session, nacl.signing.SigningKey]:
     """A host's session that knows its joiner's key (what check_opening reads)."""
     me, them = nacl.signing.SigningKey.generate(), nacl.signing.SigningKey.generate()
-    session = Session.host(me, deal.new_master_secret(), name="h", options=options)
+    session = Session.host(me, new_master_secret(), name="h", options=options)
     session.keys[Seat.JOINER] = bytes(them.verify_key)
     return session, them
 
@@ -171,11 +171,11 @@ def test_the_rematch_must_be_the_same_opponent_with_the_same_options() -> None:
 def test_the_next_session_swaps_the_seat_and_keeps_the_options() -> None:
     finished, _ = _finished_host(MatchOptions(suits=6, rounds=2))
     key = nacl.signing.SigningKey.generate()
-    after_host = rematch.next_session(finished, key, deal.new_master_secret())
+    after_host = rematch.next_session(finished, key, new_master_secret())
     assert after_host.seat is Seat.JOINER
-    joiner = Session.joiner(key, deal.new_master_secret(), name="j")
+    joiner = Session.joiner(key, new_master_secret(), name="j")
     joiner.options = MatchOptions(suits=6, rounds=2)  # as its welcome would have set them
-    after_joiner = rematch.next_session(joiner, key, deal.new_master_secret())
+    after_joiner = rematch.next_session(joiner, key, new_master_secret())
     assert after_joiner.seat is Seat.HOST
     assert after_joiner.options == MatchOptions(suits=6, rounds=2)
 

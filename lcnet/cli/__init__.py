@@ -98,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return ExitCode.USAGE
+    from lcnet.run import threads
+
+    threads.install()  # the deck's batches spread over this machine's CPUs
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

@@ -20,16 +20,15 @@ driven message by message by the (sans-IO) session, on top of the checks
 here that need no secret (:func:`check_pass`, :func:`verify_side`);
 :func:`rebuild_round` and :func:`audit_round` work from revealed seeds for
 replay and audit; the coin
-(:func:`coin_first_player`) decides who starts round 1. No I/O here: secrets
-come from the caller (:func:`new_master_secret` and :func:`new_coin_nonce`
-are the only calls to the operating system's random source).
+(:func:`coin_first_player`) decides who starts round 1. No I/O here and no
+random source: secrets come from the caller (the edge draws them,
+:func:`lcnet.run.netmatch.new_master_secret`).
 """
 
 from __future__ import annotations
 
 import enum
 import functools
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -61,8 +60,6 @@ __all__ = [
     "check_pass",
     "coin_first_player",
     "hand_positions",
-    "new_coin_nonce",
-    "new_master_secret",
     "open_with_keys",
     "pass_author",
     "rebuild_round",
@@ -93,16 +90,6 @@ COIN_NONCE_SIZE: Final = 32
 
 KEY_SIZE: Final = group.SCALAR_SIZE
 """Bytes of a position key (a scalar)."""
-
-
-def new_master_secret() -> bytes:
-    """A fresh per-game master secret from the operating system's random source."""
-    return os.urandom(MASTER_SECRET_SIZE)
-
-
-def new_coin_nonce() -> bytes:
-    """A fresh coin nonce from the operating system's random source."""
-    return os.urandom(COIN_NONCE_SIZE)
 
 
 def hand_positions(seat: Seat) -> range:

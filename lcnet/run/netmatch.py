@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -103,6 +104,12 @@ class Player:
     """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
     host writes the port it listens on, as one decimal line, and closes it once it
     listens: the start-up signal for a program, which the human text is not."""
+
+
+def new_master_secret() -> bytes:
+    """A fresh per-game master secret (docs/PROTOCOL.md §2.1), from the operating
+    system's random source: drawn here, at the edge, never inside the deck."""
+    return secrets.token_bytes(deal.MASTER_SECRET_SIZE)
 
 
 def signal_ready(player: Player, port: int) -> None:
@@ -274,7 +281,7 @@ def _next_match(player: Player, me: identity.Identity, extra: dict[str, Any]) ->
     connection is (so that ``lcnet resume`` finds it again)."""
 
     def after(finished: Session) -> tuple[Session, Callable[[Session], ReplayWriter]]:
-        master = deal.new_master_secret()
+        master = new_master_secret()
         session = rematch.next_session(finished, me.signing_key, master)
         assert finished.game_id is not None
         header = {**extra, "rematch_of": finished.game_id.hex()}
@@ -452,7 +459,7 @@ async def host_match(
 
         def new_match() -> tuple[Session, Callable[[Session], ReplayWriter]]:
             """A fresh match to wait in (again, after a stalled opening), announced."""
-            master = deal.new_master_secret()
+            master = new_master_secret()
             session = Session.host(
                 me.signing_key, master, name=me.name, options=options, bot=player.bot is not None
             )
@@ -547,7 +554,7 @@ async def join_match(
     me = player_identity(player)
     # Nothing listening there is said now, once, before any screen or file.
     await probe_listener(host, port, player.timing.connect_timeout)
-    master = deal.new_master_secret()
+    master = new_master_secret()
     session = Session.joiner(me.signing_key, master, name=me.name, bot=player.bot is not None)
     context = zmq.asyncio.Context()
     try:
