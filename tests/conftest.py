@@ -66,8 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
     them over the suite, about a quarter of the time of the tests that play
     matches. On tmpfs the same calls do the same thing, only without a disk.
     A --basetemp given on the command line is kept; with xdist, the workers
-    get their own directories under this one. The directory is removed when
-    every test passed, and kept (and named at the end) when one failed.
+    get their own directories under this one. The directory is removed at the
+    end; when a test failed, it is first copied to the disk's temporary
+    folder (and named), so that a failed run leaves nothing in memory.
     """
     if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
         return
@@ -98,8 +99,17 @@ def pytest_terminal_summary(
         return
     if exitstatus == pytest.ExitCode.OK:
         shutil.rmtree(base, ignore_errors=True)
+        return
+    # Kept to look into, but on disk: memory is not for what a failed run leaves.
+    kept = tempfile.mkdtemp(prefix="lcnet-tests-failed-")
+    try:
+        shutil.copytree(base, kept, dirs_exist_ok=True, symlinks=True)
+    except OSError as exc:
+        terminalreporter.write_line(f"the temporary files of this run are lost: {exc}")
     else:
-        terminalreporter.write_line(f"the temporary files of this run are kept in {base}")
+        terminalreporter.write_line(f"the temporary files of this run are kept in {kept}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
