@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, settings
 
@@ -47,6 +48,10 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os
     _pycache = Path(__file__).resolve().parent.parent / ".pytest_cache" / "pycache"
     del os.environ["PYTHONDONTWRITEBYTECODE"]
     os.environ["PYTHONPYCACHEPREFIX"] = str(_pycache)
+    # And this process too, whose test modules are imported from here on:
+    # rewriting their asserts anew was 8 of the fast lane's 19 CPU-seconds.
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = str(_pycache)
 
 
 import pytest  # noqa: E402
@@ -152,3 +157,49 @@ def lan3() -> Iterator[Lan3]:
             yield made
     except NamespacesUnavailable as exc:
         pytest.skip(f"no network namespaces here: {exc}")
+
+
+# -- the lanes: `pytest -m "not net and not slow"` is the fast lane
+
+# The markers (pyproject.toml says what each means): a test not marked `net`
+# opens no socket and one marked neither starts no process; the guard checks.
+
+
+class LaneError(BaseException):
+    """A test outside the lane it needs (a BaseException: nothing catches it by mistake)."""
+
+
+@pytest.fixture(autouse=True)
+def _lane_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked ``net`` opens no socket; one marked neither ``net``
+    nor ``slow`` starts no child process: so the fast lane is what it says,
+    and a marker forgotten is a failure, not a slow surprise."""
+    import socket
+    import subprocess
+
+    node = request.node
+    net = node.get_closest_marker("net") is not None
+    slow = node.get_closest_marker("slow") is not None
+    log = os.environ.get("LCNET_LANE_LOG")
+
+    def refuse(kind: str, what: str) -> Any:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            if log:
+                with open(log, "a", encoding="utf-8") as out:
+                    out.write(f"{kind} {node.nodeid}\n")
+            raise LaneError(f"{what} in a test not marked {kind} (pyproject.toml: markers)")
+
+        return refused
+
+    if not net:
+        for name in ("bind", "connect", "connect_ex"):
+            monkeypatch.setattr(socket.socket, name, refuse("net", f"socket.{name}"))
+        try:
+            import zmq
+        except ImportError:  # pragma: no cover - a dependency
+            pass
+        else:
+            monkeypatch.setattr(zmq.Context, "socket", refuse("net", "a ZeroMQ socket"))
+    if not (net or slow):
+        monkeypatch.setattr(subprocess.Popen, "__init__", refuse("slow", "a child process"))
+        monkeypatch.setattr(os, "fork", refuse("slow", "os.fork"))

@@ -79,6 +79,7 @@ def test_each_malformed_address_gets_one_clear_error(text: str, says: str) -> No
     assert isinstance(caught.value, UsageError)  # exit status 2, like any bad command line
 
 
+@pytest.mark.slow
 @given(st.integers(min_value=1, max_value=65535), st.ip_addresses())
 def test_a_formatted_address_parses_back(
     port: int, address: ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -87,6 +88,7 @@ def test_a_formatted_address_parses_back(
     assert parse_address(text) == (str(address), port)
 
 
+@pytest.mark.slow
 def test_a_host_lists_its_usable_addresses_never_the_unspecified_one() -> None:
     every = interface_addresses()
     assert ipaddress.ip_address("127.0.0.1") in every  # loopback is up on any machine
@@ -110,6 +112,7 @@ def test_a_host_bound_to_one_address_lists_only_that_one() -> None:
     assert join_addresses("::1", 5000) == ["[::1]:5000"]
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(
     ("bind", "expected"),
     [("127.0.0.1", {"127.0.0.1"}), ("::1", {"::1"}), ("lo", {"127.0.0.1", "::1"})],

@@ -44,6 +44,7 @@ _PHASES = (
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=50,  # the suite's share; bench/adversary.py runs 100,000
     deadline=None,
@@ -58,6 +59,7 @@ def test_no_cheat_breaks_an_invariant(data: st.DataObject) -> None:
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", [0, 10])
 def test_seeded_matches_keep_the_invariants(first: int) -> None:
     # The bench's first matches (python bench/adversary.py --seed 0).
@@ -69,6 +71,7 @@ def test_seeded_matches_keep_the_invariants(first: int) -> None:
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_the_harness_writes_files_as_the_table_does(tmp_path: Path) -> None:
     # The honest player's file is built in memory; byte for byte the Table's.
     table = Table(tmp_path, seed=3)
@@ -120,6 +123,7 @@ def _record_of(data: bytes, frame: bytes) -> tuple[int, int]:
     raise AssertionError("no such record")
 
 
+@pytest.mark.slow
 def test_evidence_planted_by_the_joiner_proves_nothing_against_the_host() -> None:
     # Known fault 1. The joiner takes the host's move at q, signs a dispute for
     # position q itself, and writes its own file with that dispute at q and
@@ -147,6 +151,7 @@ def test_evidence_planted_by_the_joiner_proves_nothing_against_the_host() -> Non
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 def test_a_joiner_announcing_a_newer_minor_version_may_add_fields() -> None:
     # Known fault 2. The joiner announces v=[1,2] and adds an unknown field to
     # its coin frame: the host accepts it and plays on (PROTOCOL §5.5), and
@@ -161,6 +166,7 @@ def test_a_joiner_announcing_a_newer_minor_version_may_add_fields() -> None:
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 def test_a_host_announcing_a_newer_minor_version_may_add_fields() -> None:
     # As above, the other way round: the host announces v=[1,1] in its
     # welcome and adds a field to its commit; the joiner plays on.
@@ -175,6 +181,7 @@ def test_a_host_announcing_a_newer_minor_version_may_add_fields() -> None:
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("honest", [HOST, JOINER])
 def test_records_planted_in_a_frame_do_not_steer_the_damage_scan(honest: Seat) -> None:
     # Known fault 3. The cheater announces v=[1,1] and plants, in an unknown
@@ -209,6 +216,7 @@ def test_records_planted_in_a_frame_do_not_steer_the_damage_scan(honest: Seat) -
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("twin_ends", ["one frame after the end", "a dispute instead"])
 def test_a_forged_twin_cannot_turn_a_sealed_win_into_an_accusation(twin_ends: str) -> None:
     # Known fault 4. The host's file of a sealed match is damaged in its last
@@ -245,6 +253,7 @@ def test_a_forged_twin_cannot_turn_a_sealed_win_into_an_accusation(twin_ends: st
     assert not violations and not doubts, _report(case, violations + doubts)
 
 
+@pytest.mark.slow
 def test_comparing_two_files_with_unknown_fields_does_not_crash() -> None:
     # Found by the generator. The joiner announces v=[1,1] and adds a field to
     # its commit; its file and the host's diverge right after that frame.
@@ -262,6 +271,7 @@ def test_comparing_two_files_with_unknown_fields_does_not_crash() -> None:
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 def test_two_flipped_bytes_do_not_make_the_honest_player_owe_what_it_sent() -> None:
     # Found by the generator (seed 9). Two changed bytes, one in the host's
     # welcome and one in the file's last record, and nothing else: the host's
@@ -282,6 +292,7 @@ def test_two_flipped_bytes_do_not_make_the_honest_player_owe_what_it_sent() -> N
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 def test_a_damaged_length_and_a_torn_end_do_not_hide_frames_the_honest_player_sent() -> None:
     # Found by the generator (seed 2435). In the joiner's file a bit of the
     # length of a NOTE record is flipped, so that the record seems to run past
@@ -307,6 +318,7 @@ def test_a_damaged_length_and_a_torn_end_do_not_hide_frames_the_honest_player_se
     assert not violations, _report(case, violations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "seed",
     [1009833, 1011790, 1022005, 1031427, 1043982, 3059589],

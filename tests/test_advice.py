@@ -31,6 +31,7 @@ def owner_steps(record: replay.MatchRecord) -> list[tuple[View, Turn]]:
     return [(d.view, d.played) for d in replay.decisions(record, Seat.HOST)]
 
 
+@pytest.mark.slow
 def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
     record: replay.MatchRecord,
 ) -> None:
@@ -93,6 +94,7 @@ def test_the_bots_own_choice_loses_nothing() -> None:
     assert verdict.choice_value == pytest.approx(hint.value)
 
 
+@pytest.mark.slow
 def test_analyze_gives_one_verdict_per_step_in_order_with_progress(
     record: replay.MatchRecord,
 ) -> None:
@@ -172,6 +174,7 @@ def stall_position(draw_pile: int) -> View:
     )
 
 
+@pytest.mark.slow
 def test_late_in_the_round_the_bot_also_weighs_stalls_with_its_best_put_down() -> None:
     late, early = stall_position(4), stall_position(20)
     stalls = [t for t in advice.candidates(late) if is_stall(late, t)]

@@ -28,6 +28,7 @@ def owner_turns(path: Path, seat: Seat) -> list[tuple[int, int]]:
     return [(p.round, p.turn) for p in record.positions if p.last and p.last[0] is seat]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", list(Seat))
 def test_json_covers_exactly_the_file_owners_turns(
     seat: Seat, capsys: pytest.CaptureFixture[str]
@@ -64,6 +65,7 @@ def test_json_covers_exactly_the_file_owners_turns(
     assert document["not_analyzed"] == 0
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_analysis(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["replay", str(COMPLETE[Seat.HOST]), "--analyze", "--json", "--deals", DEALS]
     main([*argv, "--seed", "4"])
@@ -72,6 +74,7 @@ def test_the_same_seed_gives_the_same_analysis(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out == first
 
 
+@pytest.mark.slow
 def test_the_text_lists_every_turn_marks_the_worst_and_sums_up(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -87,6 +90,7 @@ def test_the_text_lists_every_turn_marks_the_worst_and_sums_up(
         assert "The turns that lost the most:" in out
 
 
+@pytest.mark.slow
 def test_an_unfinished_match_analyses_its_revealed_rounds_and_says_what_it_left_out(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -97,6 +101,7 @@ def test_an_unfinished_match_analyses_its_revealed_rounds_and_says_what_it_left_
     assert {t["round"] for t in document["turns"]} == {1}
 
 
+@pytest.mark.slow
 def test_a_damaged_file_is_analysed_up_to_the_damage(capsys: pytest.CaptureFixture[str]) -> None:
     path = SAMPLES / "sample-damaged-host.lcnet"
     assert main(["replay", str(path), "--analyze", "--deals", DEALS]) == 0
@@ -105,6 +110,7 @@ def test_a_damaged_file_is_analysed_up_to_the_damage(capsys: pytest.CaptureFixtu
     assert captured.out.splitlines()[-1].endswith("was in the hand.")
 
 
+@pytest.mark.slow
 def test_a_file_with_no_turn_to_analyze_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     path = SAMPLES / "sample-cheated-host.lcnet"
     assert main(["replay", str(path), "--analyze", "--deals", DEALS]) == 1
@@ -112,6 +118,7 @@ def test_a_file_with_no_turn_to_analyze_says_why(capsys: pytest.CaptureFixture[s
     assert err.startswith("lcnet replay: nothing to analyze for Ada (host): ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -148,6 +155,7 @@ class Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.slow
 def test_a_progress_bar_runs_on_a_terminal_and_is_cleared(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,11 +169,13 @@ def test_a_progress_bar_runs_on_a_terminal_and_is_cleared(
     assert capsys.readouterr().out.startswith("Analysis of ")
 
 
+@pytest.mark.slow
 def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(COMPLETE[Seat.HOST]), "--analyze", "--deals", "1"]) == 0
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_a_file_of_unknown_owner_needs_a_seat(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -39,6 +39,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"host": host, "joiner": joiner, "torn": torn, "dir": directory}
 
 
+@pytest.mark.slow
 def test_selfplay_writes_both_files_and_no_side_files(files: dict[str, Path]) -> None:
     names = sorted(p.name for p in files["dir"].iterdir())
     assert "selfplay-5-0000-host.lcnet" in names and "selfplay-5-0000-joiner.lcnet" in names
@@ -46,6 +47,7 @@ def test_selfplay_writes_both_files_and_no_side_files(files: dict[str, Path]) ->
     assert read_replay(files["host"]).frames == read_replay(files["joiner"]).frames
 
 
+@pytest.mark.slow
 def test_a_complete_match_is_valid(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -54,6 +56,7 @@ def test_a_complete_match_is_valid(
     assert "VALID" in out and "sealed by both players" in out
 
 
+@pytest.mark.slow
 def test_json_verdict(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(files["joiner"]), "--json"]) == 0
     verdict = json.loads(capsys.readouterr().out)
@@ -62,6 +65,7 @@ def test_json_verdict(files: dict[str, Path], capsys: pytest.CaptureFixture[str]
     assert len(verdict["round_scores"]) == 1 and len(verdict["totals"]) == 2
 
 
+@pytest.mark.slow
 def test_two_files_of_one_match_agree(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -88,6 +92,7 @@ def test_an_unreadable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_proof_of_a_fault_outranks_a_mismatched_pair(capsys: pytest.CaptureFixture[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "replays"
     code = main(
@@ -101,6 +106,7 @@ def test_proof_of_a_fault_outranks_a_mismatched_pair(capsys: pytest.CaptureFixtu
     assert code == 1 and "INVALID" in out and "not of the same match" in out
 
 
+@pytest.mark.slow
 def test_the_damaged_sample_alone_and_with_its_twin(capsys: pytest.CaptureFixture[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "replays"
     damaged = str(samples / "sample-damaged-host.lcnet")
@@ -138,6 +144,7 @@ def test_the_out_of_turn_resignation_sample_is_proof_against_the_host(
     assert "(evidence record)" in out
 
 
+@pytest.mark.slow
 def test_a_file_that_names_no_player_does_not_outrank_in_a_pair(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,6 +168,7 @@ def test_a_file_that_names_no_player_does_not_outrank_in_a_pair(
     assert main(["audit", str(junk), str(honest)]) == 2
 
 
+@pytest.mark.slow
 def test_the_planted_evidence_samples_name_no_one(capsys: pytest.CaptureFixture[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "replays"
     joiner = str(samples / "sample-planted-evidence-joiner.lcnet")
@@ -173,12 +181,14 @@ def test_the_planted_evidence_samples_name_no_one(capsys: pytest.CaptureFixture[
     assert "the dispute crossed frame 41 in flight" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_minor_version_sample_is_valid(capsys: pytest.CaptureFixture[str]) -> None:
     samples = Path(__file__).resolve().parent.parent / "replays"
     assert main(["audit", str(samples / "sample-minor-version-host.lcnet")]) == 0
     assert "VALID: 385 frames, sealed by both players" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sample", "code"),
     [("sample-incomplete-joiner.lcnet", 3), ("sample-complete-host.lcnet", 0)],
@@ -203,6 +213,7 @@ def test_a_closed_pipe_never_changes_the_verdict_s_exit_status(sample: str, code
         assert b"Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_an_incomplete_file_beside_its_complete_twin_is_judged_by_the_twin(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

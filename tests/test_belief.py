@@ -39,6 +39,7 @@ def hidden_hand(rnd: Round, view: View) -> list[int]:
     return [c.id for c in rnd.hand(view.opponent) if c.id not in known]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["greedy", "aggressive", "random"])
 def test_the_opponents_turn_is_read_from_two_views(opponent: str) -> None:
     checked = 0
@@ -68,6 +69,7 @@ def test_views_that_do_not_follow_each_other_are_not_read_as_one_turn() -> None:
     assert opponent_turn(seen[0], other[5]) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent", ["greedy", "cautious", "random"])
 def test_every_guess_fits_the_view(opponent: str) -> None:
     belief = HandBelief(random.Random(1), particles=30)
@@ -84,6 +86,7 @@ def test_every_guess_fits_the_view(opponent: str) -> None:
             assert BeliefDeterminizer(view, belief).usable
 
 
+@pytest.mark.slow
 def test_against_the_heuristic_the_guesses_hold_more_of_its_hidden_cards() -> None:
     right = uniform = 0.0
     for seed in range(6):
@@ -179,6 +182,7 @@ def test_only_the_first_view_after_the_opponents_first_turn_is_an_opening() -> N
     assert opening_turn(opener[0]) is None
 
 
+@pytest.mark.slow
 def test_the_first_turn_weighs_the_guesses_of_the_dealt_hand() -> None:
     weighed = 0
     for view, before, turn in opening_views(30):

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
+import pytest
+
 from lcnet.audit import verdict as audit
 from lcnet.cli._netargs import narrator
 from lcnet.errors import UserError
@@ -33,6 +35,7 @@ from tests.netutil import (
 FINGERPRINT = r"[0-9A-F]{4}(?:-[0-9A-F]{4}){3}"
 
 
+@pytest.mark.slow
 def test_a_bot_host_and_a_bot_joiner_say_who_played_the_scores_the_result_and_the_file(
     tmp_path: Path,
 ) -> None:

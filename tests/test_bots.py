@@ -64,6 +64,7 @@ def play_round(bots: list[Bot], seed: int, suits: int = 5) -> Round:
 # ------------------------------------------------------------ legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 @pytest.mark.parametrize("spec", ["greedy", "easy", SEARCH, STALLER])
 def test_every_turn_is_legal_and_keeps_the_commitment_rule(spec: str, suits: int) -> None:
@@ -102,6 +103,7 @@ def positions(seed: int, count: int) -> list[tuple[Round, int]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", BOT_SPECS)
 def test_a_bot_plays_the_same_whatever_the_hidden_cards(spec: str) -> None:
     for r, seat in positions(seed=3, count=5):
@@ -196,6 +198,7 @@ played before the heuristic moved out of ``fastsim``: greedy is the yardstick
 the other bots' strength is measured against, so its play must not drift."""
 
 
+@pytest.mark.slow
 def test_greedy_plays_exactly_as_it_always_has() -> None:
     digest = hashlib.sha256()
     for seed in range(40):
@@ -213,6 +216,7 @@ def test_greedy_takes_no_options() -> None:
 # ------------------------------------------------------------------ mcts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("search", "opponent"),
     [
@@ -241,6 +245,7 @@ def test_mcts_with_one_candidate_plays_the_heuristic_turn_unsearched() -> None:
     assert bot.last_simulations == 0
 
 
+@pytest.mark.slow
 def test_the_search_overrules_the_heuristic_only_by_its_margin() -> None:
     views = [r.view(p) for r, p in positions(seed=6, count=12)]
 
@@ -281,6 +286,7 @@ class FakeClock:
         return self.now
 
 
+@pytest.mark.slow
 def test_mcts_stops_when_its_time_is_up() -> None:
     view = positions(seed=6, count=1)[0][0].view(positions(seed=6, count=1)[0][1])
     short = MctsBot(random.Random(1), FakeClock(0.01), time="0.05")
@@ -290,6 +296,7 @@ def test_mcts_stops_when_its_time_is_up() -> None:
     assert 0 < short.last_simulations < long.last_simulations
 
 
+@pytest.mark.slow
 def test_mcts_stops_at_whichever_budget_comes_first() -> None:
     view = positions(seed=6, count=1)[0][0].view(positions(seed=6, count=1)[0][1])
     bot = MctsBot(random.Random(1), FakeClock(0.0001), iterations="20", time="100")
@@ -297,6 +304,7 @@ def test_mcts_stops_at_whichever_budget_comes_first() -> None:
     assert bot.last_simulations <= 20 + 4  # the last deal may finish its candidates
 
 
+@pytest.mark.slow
 def test_late_in_the_round_the_search_compares_more_turns() -> None:
     rnd, seat = next((r, p) for r, p in positions(seed=6, count=80) if r.draw_pile_size <= 16)
     view = rnd.view(seat)
@@ -311,6 +319,7 @@ def test_late_in_the_round_the_search_compares_more_turns() -> None:
     assert late.last_simulations > early.last_simulations + 40  # three times the budget
 
 
+@pytest.mark.slow
 def test_in_the_endgame_the_search_compares_every_allowed_turn() -> None:
     rnd, seat = next(
         (r, p)
@@ -372,6 +381,7 @@ def test_a_bot_stalls_only_while_its_hand_keeps_a_card_that_is_not_dead() -> Non
     assert committed_turns(seven, stalls=True)  # a turn is left
 
 
+@pytest.mark.slow
 def test_the_search_compares_stalls_with_its_best_put_downs_only_when_asked() -> None:
     view = stall_view()
     plain = MctsBot(random.Random(1), iterations="40", stall="0")
@@ -387,6 +397,7 @@ def test_the_search_compares_stalls_with_its_best_put_downs_only_when_asked() ->
         MctsBot(random.Random(1), stall="-1")
 
 
+@pytest.mark.slow
 def test_the_search_pairs_each_stall_with_its_best_put_downs_and_options_are_checked() -> None:
     view = stall_view()
 
@@ -420,6 +431,7 @@ class SpreadSpy(MctsBot):
         return super().opponent(spread)
 
 
+@pytest.mark.slow
 def test_late_in_the_round_the_simulated_opponent_is_of_unknown_style() -> None:
     found = positions(seed=6, count=80)
     early_rnd, early_seat = found[0]
@@ -479,6 +491,7 @@ def test_the_simulated_opponent_is_a_new_style_each_deal_and_the_bot_stays_itsel
     assert MctsBot(random.Random(1), spread="0", tempo="0").opponent(0.0) is None
 
 
+@pytest.mark.slow
 def test_a_rollout_plays_each_seat_with_its_own_numbers() -> None:
     """A seat given numbers that never draw from a pile draws only from the deck."""
     timid = dataclasses.replace(SEARCH_WEIGHTS, pile_draw_margin=1000.0)
@@ -496,6 +509,7 @@ def test_a_rollout_plays_each_seat_with_its_own_numbers() -> None:
 # --------------------------------------------------------- whole matches
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("first", "second"), list(itertools.combinations_with_replacement(BOT_SPECS, 2))
 )
@@ -510,6 +524,7 @@ def test_every_pairing_finishes_its_rounds(first: str, second: str) -> None:
         assert r.is_over
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("first", "second"), list(itertools.combinations_with_replacement(LEVEL_SPECS, 2))
 )
@@ -522,6 +537,7 @@ def test_every_pairing_of_levels_finishes_its_rounds(first: str, second: str) ->
         assert play_round(bots, seed, suits=5 + seed % 2).is_over
 
 
+@pytest.mark.slow
 def test_greedy_mirror_rounds_end_even_with_pile_draws() -> None:
     for seed in range(10):
         r = play_round([make_bot("greedy", 0), make_bot("greedy", 0)], seed)
@@ -630,6 +646,7 @@ def test_evaluate_turns_ranks_the_last_turn_points_above_a_discard() -> None:
     assert values == [mine + 9 - theirs, mine - theirs]
 
 
+@pytest.mark.slow
 def test_evaluate_turns_sees_a_discard_that_feeds_the_opponent() -> None:
     view = table_view(
         "g9 y2 r5 r6 b7 b8 w6 w7",
@@ -669,6 +686,7 @@ def play_watching(memory: TempoMemory, seed: int, opponent: str) -> tuple[int, i
     return counted
 
 
+@pytest.mark.slow
 def test_the_tempo_memory_counts_the_opponents_pile_draws_over_a_match() -> None:
     memory = TempoMemory()
     assert memory.pile_drawer() == 0.5, "even odds before the opponent has moved"
@@ -722,6 +740,7 @@ def test_a_bot_made_in_the_middle_of_a_round_counts_only_what_it_sees() -> None:
     assert late.draws == whole.draws - until.draws
 
 
+@pytest.mark.slow
 def test_the_search_reads_its_opponents_draws_as_it_plays() -> None:
     r = Round.new(random.Random(3))
     bot = MctsBot(random.Random(1), iterations="8")
@@ -749,6 +768,7 @@ def test_the_simulated_opponent_keeps_to_the_draw_pile_as_the_real_one_did() -> 
             assert drawer.opponent(0.0) is None and off.opponent(0.0) is None
 
 
+@pytest.mark.slow
 def test_feeding_a_discard_costs_less_against_an_opponent_that_never_takes_one() -> None:
     view = table_view(
         "g9 y2 r5 r6 b7 b8 w6 w7",

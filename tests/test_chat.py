@@ -20,6 +20,7 @@ def test_the_burst_then_one_line_per_refill() -> None:
     assert not rate.allow(chat.REFILL * 1.02)
 
 
+@pytest.mark.slow
 @given(st.lists(st.floats(min_value=0, max_value=600, allow_nan=False), max_size=200))
 def test_never_more_lines_than_the_burst_and_the_refills_allow(times: list[float]) -> None:
     rate = chat.Rate()
@@ -48,6 +49,7 @@ def test_what_a_line_may_hold() -> None:
     wire.Say(text=chat.line_to_say("gg, well played 🙂"))
 
 
+@pytest.mark.slow
 @given(st.text(max_size=300))
 def test_a_line_the_sender_takes_is_a_say_the_wire_takes(text: str) -> None:
     try:

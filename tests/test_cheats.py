@@ -76,6 +76,7 @@ def unseen_card(cheater: Cheater) -> Card:
 # ------------------------------------------------------------------- moves
 
 
+@pytest.mark.slow
 def test_an_illegal_play(tmp_path: Path) -> None:
     def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
         card = unplayable_card(c) if isinstance(m, wire.MoveMsg) else None
@@ -151,6 +152,7 @@ def test_moving_out_of_turn(tmp_path: Path) -> None:
     assert_caught(table, HOST, "out of turn", cheater_told=False)
 
 
+@pytest.mark.slow
 def test_a_wrong_result(tmp_path: Path) -> None:
     def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
         if not isinstance(m, wire.Result):
@@ -211,6 +213,7 @@ def test_a_frame_from_another_game_is_refused_but_proves_nothing(tmp_path: Path)
     _refused_without_proof(table, HOST)
 
 
+@pytest.mark.slow
 def test_copied_frames_in_a_file_prove_nothing_against_their_signer(tmp_path: Path) -> None:
     # A replay file is an unsigned container: whoever holds one can add any
     # frame a player ever signed. Frames of another game, or frames that do
@@ -234,6 +237,7 @@ def test_copied_frames_in_a_file_prove_nothing_against_their_signer(tmp_path: Pa
     assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
 
 
+@pytest.mark.slow
 def test_a_card_twice_in_the_deck_is_proven_by_the_audit(tmp_path: Path) -> None:
     # The joiner, in pass 2, also puts the card of its own hand position 9 at
     # draw position 16 (another scalar on the same point). The host draws it,
@@ -284,6 +288,7 @@ def test_a_card_twice_in_the_deck_is_proven_by_the_audit(tmp_path: Path) -> None
     assert_caught(table, JOINER, "already seen", "one card twice in the deck")
 
 
+@pytest.mark.slow
 def test_two_frames_signed_for_one_position(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=11, cheater=JOINER)
 
@@ -358,6 +363,7 @@ def test_a_deck_pass_with_a_point_outside_the_group(tmp_path: Path) -> None:
     assert_caught(table, HOST, "not in the prime-order group")
 
 
+@pytest.mark.slow
 def test_a_wrong_drawn_card_key(tmp_path: Path) -> None:
     bogus = hashing.position_scalar(b"\x05" * 32, 0)
 
@@ -376,6 +382,7 @@ def test_a_wrong_drawn_card_key(tmp_path: Path) -> None:
     assert isinstance(last, wire.Dispute) and last.seed is not None
 
 
+@pytest.mark.slow
 def test_a_bogus_dealing_key(tmp_path: Path) -> None:
     # The joiner deals position 1 of the host's hand with its key for position 0.
     def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
@@ -391,6 +398,7 @@ def test_a_bogus_dealing_key(tmp_path: Path) -> None:
     assert isinstance(table.host.chain[seq].message, wire.DealKeys)
 
 
+@pytest.mark.slow
 def test_a_seed_that_does_not_match_its_commitment(tmp_path: Path) -> None:
     def rewrite(c: Cheater, m: wire.Message) -> wire.Message | None:
         if not isinstance(m, wire.Reveal):
@@ -403,6 +411,7 @@ def test_a_seed_that_does_not_match_its_commitment(tmp_path: Path) -> None:
     assert isinstance(table.host.chain[seq].message, wire.Reveal)
 
 
+@pytest.mark.slow
 def test_passes_that_the_revealed_seed_does_not_produce(tmp_path: Path) -> None:
     # The host shuffles with a permutation other than its seed's (two cards
     # swapped): the deal works, and the lie shows only when the seed is revealed.
@@ -427,6 +436,7 @@ def test_passes_that_the_revealed_seed_does_not_produce(tmp_path: Path) -> None:
 # ---------------------------------------------------- undecodable input
 
 
+@pytest.mark.slow
 def test_a_bad_signature_is_dropped_and_changes_nothing(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=18)
     table.run(until=lambda t: len(t.sent[HOST]) >= 6 and any(s is JOINER for s, _ in t.queue))
@@ -449,6 +459,7 @@ def test_a_bad_signature_is_dropped_and_changes_nothing(tmp_path: Path) -> None:
     assert "signature" in verdict.bad.reason
 
 
+@pytest.mark.slow
 def test_a_frame_signed_by_a_third_key_is_dropped(tmp_path: Path) -> None:
     stranger = nacl.signing.SigningKey(b"\x09" * 32)
     table = Table(tmp_path, seed=19)
@@ -467,6 +478,7 @@ def test_a_frame_signed_by_a_third_key_is_dropped(tmp_path: Path) -> None:
     assert verdict.bad.seq == index and verdict.bad.signer is None
 
 
+@pytest.mark.slow
 def test_a_replayed_old_frame_is_ignored(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=20)
     table.run(until=lambda t: len(t.sent[HOST]) >= 10)
@@ -484,6 +496,7 @@ def test_a_replayed_old_frame_is_ignored(tmp_path: Path) -> None:
     assert "copy of frame 5" in verdict.bad.reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "garbage",
     [
@@ -507,6 +520,7 @@ def test_garbage_and_oversized_frames_are_dropped(tmp_path: Path, garbage: bytes
     assert table.joiner.sealed
 
 
+@pytest.mark.slow
 def test_an_honest_match_audits_valid_from_both_files(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=22, rounds=2, suits=6)
     table.run()

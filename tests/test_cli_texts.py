@@ -40,6 +40,7 @@ def test_the_file_names_in_the_help_texts_are_real_names(
     assert len(shown) >= 4  # audit, replay and resume give examples
 
 
+@pytest.mark.slow
 def test_both_files_of_a_match_have_the_same_name_but_the_seat(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -76,6 +77,7 @@ def test_an_unreadable_file_is_named_in_the_audit_error(
     assert f"{junk}: not an lcnet replay file" in err
 
 
+@pytest.mark.slow
 def test_audit_errors_are_json_with_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -99,6 +101,7 @@ def test_audit_errors_are_json_with_json(
         assert captured.err == ""
 
 
+@pytest.mark.slow
 def test_python_m_lcnet_without_its_packages_says_how_to_install(tmp_path: Path) -> None:
     # -S: no site-packages, as with a system python3 where lcnet's packages are missing.
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -139,6 +142,7 @@ def test_play_refuses_a_bad_bot_option_at_once(
     ],
     ids=["host", "join", "selfplay"],
 )
+@pytest.mark.slow
 def test_a_bad_bot_option_is_a_usage_error_before_any_socket_or_file(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -167,6 +171,7 @@ def test_the_replays_readme_names_files_as_lcnet_does() -> None:
     assert examples and all(REAL_NAME.fullmatch(f"replays/{name}") for name in examples)
 
 
+@pytest.mark.slow
 def test_the_hints_print_a_command_that_runs_here(tmp_path: Path) -> None:
     # After the README's set-up, lcnet lives in .venv/bin and is not on the
     # PATH, so a hint saying "lcnet audit FILE OTHER-FILE" did not run as
@@ -217,6 +222,7 @@ def test_an_error_that_quotes_a_path_reaches_the_terminal_escaped(
     ],
     ids=["history", "history-json", "resume", "selfplay"],
 )
+@pytest.mark.slow
 def test_a_listing_whose_reader_has_gone_exits_cleanly(tmp_path: Path, argv: list[str]) -> None:
     # `lcnet history | head -1` exited 1 when the pipe filled before head
     # closed it, 0 otherwise (issue 57, point 6). A reader that has gone

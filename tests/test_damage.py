@@ -61,6 +61,7 @@ def record(kind: int, payload: bytes) -> bytes:
 # ------------------------------------------------------------- one file
 
 
+@pytest.mark.slow
 def test_a_flipped_byte_in_the_middle_is_damaged_not_torn(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -77,6 +78,7 @@ def test_a_flipped_byte_in_the_middle_is_damaged_not_torn(
     assert f"lcnet audit {path} OTHER-FILE" in out
 
 
+@pytest.mark.slow
 def test_a_damaged_file_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "host.lcnet"
     [offset] = damaged_copy(HOST, path, 162)
@@ -109,6 +111,7 @@ def test_a_damaged_length_field_is_found_by_scanning(
     assert damage["records_after"] == 262
 
 
+@pytest.mark.slow
 def test_a_proof_of_a_fault_before_the_damage_stands(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +133,7 @@ def test_a_proof_of_a_fault_before_the_damage_stands(
 # ------------------------------------------------------------- two files
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damaged_first", [True, False])
 def test_the_other_file_repairs_the_damage(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], damaged_first: bool
@@ -145,6 +149,7 @@ def test_the_other_file_repairs_the_damage(
     assert "both files: the files hold the same 363 frames" in out
 
 
+@pytest.mark.slow
 def test_a_repair_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "host.lcnet"
     damaged_copy(HOST, path, 5, 6, 7, 300)
@@ -164,6 +169,7 @@ def test_a_repair_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert out["comparison"]["common_frames"] == 363
 
 
+@pytest.mark.slow
 def test_both_files_damaged_at_different_places_repair_each_other(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -175,6 +181,7 @@ def test_both_files_damaged_at_different_places_repair_each_other(
     assert [f["repaired"]["positions"] for f in out["files"]] == [[40], [41]]
 
 
+@pytest.mark.slow
 def test_damaged_at_the_same_place_in_both_stays_damaged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,6 +194,7 @@ def test_damaged_at_the_same_place_in_both_stays_damaged(
     assert "holds no frame at position 162" in out["files"][0]["notes"][-1]
 
 
+@pytest.mark.slow
 def test_an_other_file_too_short_cannot_repair_and_damaged_beats_incomplete(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,6 +208,7 @@ def test_an_other_file_too_short_cannot_repair_and_damaged_beats_incomplete(
     assert f"{INCOMPLETE}: INCOMPLETE" in out
 
 
+@pytest.mark.slow
 def test_a_proof_of_a_fault_beats_a_damaged_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -210,6 +219,7 @@ def test_a_proof_of_a_fault_beats_a_damaged_file(
     assert "INVALID" in out and "DAMAGED" in out and "not of the same match" in out
 
 
+@pytest.mark.slow
 def test_damage_followed_only_by_notes_takes_the_rest_from_the_other_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -238,6 +248,7 @@ def test_damage_followed_only_by_notes_takes_the_rest_from_the_other_file(
 # --------------------------------------- after the end, and unknown kinds
 
 
+@pytest.mark.slow
 def test_a_torn_tail_after_a_sealed_match_is_valid_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -253,6 +264,7 @@ def test_a_torn_tail_after_a_sealed_match_is_valid_with_a_note(
     assert verdict["torn"]["trailing_bytes"] == 7
 
 
+@pytest.mark.slow
 def test_a_torn_tail_before_the_end_is_still_incomplete(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -263,6 +275,7 @@ def test_a_torn_tail_before_the_end_is_still_incomplete(
     assert "INCOMPLETE: the file is torn after frame 169" in out and "owes" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["after the sealed match", "between two frames"])
 def test_a_record_of_an_unknown_kind_is_skipped_with_a_note(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
@@ -287,6 +300,7 @@ def test_a_record_of_an_unknown_kind_is_skipped_with_a_note(
 # ------------------------------------------------------- replay and resume
 
 
+@pytest.mark.slow
 def test_replay_says_a_damaged_file_is_damaged_and_shows_the_intact_part(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -315,6 +329,7 @@ def test_resume_refuses_a_damaged_file_and_leaves_it_untouched(
     assert path.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_twin_that_diverges_at_the_damage_cannot_repair_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,6 +368,7 @@ def test_a_twin_that_diverges_at_the_damage_cannot_repair_it(
     assert f"do not form one chain at position {g + 1}" in json.dumps(out)
 
 
+@pytest.mark.slow
 def test_a_damaged_header_is_damage_that_the_twin_repairs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -366,6 +382,7 @@ def test_a_damaged_header_is_damage_that_the_twin_repairs(
     assert f"[repaired from {JOINER}]" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_one_unreadable_file_of_two_does_not_hide_the_other_s_proof(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -442,6 +459,7 @@ def a_frame_record_of_the_previous_frame(planter: _Planter, frame: wire.Frame) -
     return record(1, planter.chain[-1].raw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["checksum", "length"])
 def test_a_frame_record_hidden_in_a_field_is_not_spliced_in_after_damage_to_its_holder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
@@ -474,6 +492,7 @@ def a_nine_byte_record(planter: _Planter, frame: wire.Frame) -> bytes:
     return b"seed" + record(5, b"") + b"seed"
 
 
+@pytest.mark.slow
 def test_a_torn_last_record_holding_a_planted_record_is_a_torn_tail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -512,6 +531,7 @@ def garbage(planter: _Planter, frame: wire.Frame) -> bytes:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["checksum", "length"])
 def test_planted_garbage_does_not_cost_a_damaged_file_its_resynchronisation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
@@ -567,6 +587,7 @@ def test_a_second_header_record_is_a_torn_tail_at_the_end_and_damage_in_the_midd
     assert damage.reason == "a second header record" and damage.frames_after == frames[100:]
 
 
+@pytest.mark.slow
 def test_two_damaged_places_are_one_span(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -660,6 +681,7 @@ budget runs out); a candidate at every third byte; the largest length; intact
 FRAME records that do not decode."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CRAFTED))
 def test_crafted_input_costs_a_bounded_number_of_checksum_bytes(
     monkeypatch: pytest.MonkeyPatch, name: str

@@ -161,6 +161,7 @@ def _play_round(
         mover = mover.other
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suit_count", [5, 6])
 def test_every_card_is_dealt_exactly_once_over_a_whole_round(suit_count: int) -> None:
     _, _, _, opened = _play_round(suit_count, random.Random(suit_count))
@@ -170,6 +171,7 @@ def test_every_card_is_dealt_exactly_once_over_a_whole_round(suit_count: int) ->
     assert sorted(positions) == list(range(deck_size(suit_count)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suit_count", [5, 6])
 def test_the_reconstruction_agrees_with_what_each_side_saw(suit_count: int) -> None:
     host, joiner, _, opened = _play_round(suit_count, random.Random(7))
@@ -182,6 +184,7 @@ def test_the_reconstruction_agrees_with_what_each_side_saw(suit_count: int) -> N
     assert host.verified_deck == host_view
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suit_count", [5, 6])
 def test_an_auditor_rebuilds_the_same_round_from_the_transcript(suit_count: int) -> None:
     host, joiner, transcript, _ = _play_round(suit_count, random.Random(3))

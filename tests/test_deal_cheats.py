@@ -140,6 +140,7 @@ def test_the_random_bytes_used_below_are_not_a_valid_point() -> None:
     assert not group.is_valid_point(mixed_order_point())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", [1, 2, 3, 4])
 @pytest.mark.parametrize("case", list(PASS_FAULTS))
 def test_a_bad_pass_is_refused_naming_the_pass_and_its_author(number: int, case: str) -> None:
@@ -212,6 +213,7 @@ def test_a_bogus_dealing_key_opens_no_card() -> None:
     assert_fault(caught, DeckFault.NOT_A_CARD, Seat.JOINER, 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad_key",
     [bytes(32), L_BYTES, b"\xff" * 32, b"short", "text", None],
@@ -227,6 +229,7 @@ def test_a_malformed_key_is_refused(bad_key: object) -> None:
     assert_fault(caught, DeckFault.INVALID_KEY, Seat.HOST, 10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [0, HAND_SIZE - 1, HAND_SIZE + 1])
 def test_dealing_keys_must_be_one_per_card(count: int) -> None:
     host, joiner = started_sides()
@@ -322,6 +325,7 @@ def test_a_card_outside_the_game_is_refused() -> None:
     assert_fault(caught, DeckFault.WRONG_CARD, Seat.HOST, 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "position", [9, 30, 60, -1], ids=["joiner's hand", "draw pile", "past the end", "negative"]
 )
@@ -373,6 +377,7 @@ def test_a_seed_that_does_not_match_its_commitment_is_caught() -> None:
     assert_fault(caught, DeckFault.COMMITMENT_MISMATCH, Seat.JOINER)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [b"", b"x" * 31, "text"], ids=["empty", "short", "text"])
 def test_a_malformed_seed_is_refused(seed: object) -> None:
     _, joiner = dealt_sides()

@@ -46,6 +46,7 @@ def test_invalid_points_are_refused_by_the_check_and_by_multiplication(name: str
         group.mul(SCALAR, point)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.binary(min_size=32, max_size=32))
 def test_multiplication_refuses_exactly_the_invalid_points(data: bytes) -> None:
@@ -112,6 +113,7 @@ def four_shares(monkeypatch: pytest.MonkeyPatch) -> Iterator[threads.Helpers]:
         helpers.pool.shutdown()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 60, 72])
 def test_a_batch_gives_exactly_the_one_by_one_results_in_order(
     four_shares: threads.Helpers, count: int
@@ -139,6 +141,7 @@ def test_the_deck_makes_no_thread_unless_the_edge_installs_them() -> None:
     assert threading.active_count() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [0, 14, 15, 29, 45, 59])
 def test_a_batch_finds_an_invalid_point_wherever_it_is(
     four_shares: threads.Helpers, where: int
@@ -167,6 +170,7 @@ def test_a_bad_scalar_in_a_batch_is_a_bug_not_an_invalid_point(
         batch.try_mul_many(scalars, list(card_table(5).points))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_child_spreads_batches_with_threads_of_its_own(
     four_shares: threads.Helpers,

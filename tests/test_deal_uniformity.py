@@ -69,6 +69,7 @@ def position_of(card: int, host_perm: Sequence[int], joiner_perm: Sequence[int])
     return inverse(joiner_perm)[inverse(host_perm)[card]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", list(DISHONEST))
 @pytest.mark.parametrize("honest", [Seat.HOST, Seat.JOINER])
 @pytest.mark.parametrize("card", [0, 35, 59])
@@ -107,6 +108,7 @@ def test_the_statistic_rejects_a_card_that_favours_half_the_deck() -> None:
     assert chi_square(positions, DECK) > CHI_SQUARE_LIMIT
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fixed_side", [Seat.HOST, Seat.JOINER])
 def test_one_sides_pass_alone_does_not_fix_the_deck(fixed_side: Seat) -> None:
     """Same secret on one side, two secrets on the other: the real passes give two decks."""

@@ -81,6 +81,7 @@ def test_a_search_looks_on_ipv4_interfaces_other_than_loopback() -> None:
     assert discovery.browse_interfaces([Interface("127.0.0.1", 8)]) == []
 
 
+@pytest.mark.net
 def test_a_host_bound_to_loopback_starts_no_announcer(tmp_path: Path) -> None:
     said: list[str] = []
 
@@ -165,6 +166,7 @@ def test_a_game_is_picked_by_number_name_or_fingerprint() -> None:
         assert "Bob at" in str(refused.value) and "AAAA-BBBB-CCCC-DDDD" in str(refused.value)
 
 
+@pytest.mark.slow
 def test_lcnet_games_with_nowhere_to_look_exits_4(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -190,6 +192,7 @@ def test_join_without_an_address_and_without_a_terminal_explains_how_to_pick(
     assert main(["join", "192.168.1.20", "--pick", "1"]) == 2
 
 
+@pytest.mark.net
 def test_a_host_that_signs_with_another_key_than_announced_is_refused(tmp_path: Path) -> None:
     """The announced-key check, through NetPeer's peer check, over loopback."""
 
@@ -227,6 +230,7 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(tmp_path: 
     asyncio.run(main_())
 
 
+@pytest.mark.net
 def test_the_announced_key_lets_the_right_host_through(tmp_path: Path) -> None:
     async def main_() -> None:
         ctx = zmq.asyncio.Context()

@@ -240,6 +240,7 @@ def test_deal_rejects_a_deck_that_is_not_a_whole_deck() -> None:
 # ----------------------------------------------------------- push and pop
 
 
+@pytest.mark.slow
 def test_pop_restores_every_position_exactly() -> None:
     r = Round.new(11)
     rng = random.Random(11)

@@ -6,6 +6,7 @@ import itertools
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,12 +100,14 @@ def random_round(seed: int, suits: int, bias: float, check: bool = True) -> Roun
     return r
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(seeds, suit_counts, deck_bias)
 def test_invariants_hold_throughout_random_games(seed: int, suits: int, bias: float) -> None:
     random_round(seed, suits, bias)
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(seeds, suit_counts, deck_bias)
 def test_scores_equal_an_independent_recomputation(seed: int, suits: int, bias: float) -> None:
@@ -114,6 +117,7 @@ def test_scores_equal_an_independent_recomputation(seed: int, suits: int, bias: 
         assert r.score(player) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(seeds, suit_counts)
 def test_playout_keeps_the_invariants_and_ends_the_round(seed: int, suits: int) -> None:
@@ -127,6 +131,7 @@ def test_playout_keeps_the_invariants_and_ends_the_round(seed: int, suits: int) 
     assert all(len(r.hand(p)) == 8 for p in (0, 1))
 
 
+@pytest.mark.slow
 @settings(max_examples=50)
 @given(seeds, suit_counts, st.integers(min_value=0, max_value=40))
 def test_playout_continues_any_position_legally(seed: int, suits: int, steps: int) -> None:
@@ -142,6 +147,7 @@ def test_playout_continues_any_position_legally(seed: int, suits: int, steps: in
     expeditions_ascend(r)
 
 
+@pytest.mark.slow
 def test_playout_put_downs_are_uniform_among_the_legal_ones() -> None:
     # One-turn playouts from a fixed position, many times: every legal
     # put-down must come up about equally often, and no illegal one ever.

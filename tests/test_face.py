@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "replays" / "sample-complete-host.lcnet"
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_no_wing() -> None:
     script = "import json, sys, lcnet; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(
@@ -51,6 +52,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         _ = lcnet.NetPeer
 
 
+@pytest.mark.slow
 def test_the_face_audits_and_steps_through_a_sample_as_its_docstring_says() -> None:
     verdict = lcnet.audit_file(SAMPLE)
     assert verdict.kind is lcnet.VerdictKind.VALID

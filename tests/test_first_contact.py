@@ -69,6 +69,7 @@ def assert_valid_pair(first: Path, second: Path) -> None:
 # ------------------------------------------------------------ fail fast
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("where", ["127.0.0.1", "[::1]"])
 def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: str) -> None:
     family = socket.AF_INET6 if where.startswith("[") else socket.AF_INET
@@ -94,6 +95,7 @@ def test_joining_a_closed_port_says_so_at_once_and_once(tmp_path: Path, where: s
     assert not list(tmp_path.glob("replays/*")), "nothing was started, so nothing is kept"
 
 
+@pytest.mark.net
 def test_a_host_that_accepts_but_never_answers_is_reported_once(tmp_path: Path) -> None:
     async def main() -> tuple[int, str, str]:
         held: list[asyncio.StreamWriter] = []
@@ -123,6 +125,7 @@ def test_a_host_that_accepts_but_never_answers_is_reported_once(tmp_path: Path) 
     assert "nothing is listening" not in err
 
 
+@pytest.mark.net
 def test_a_malformed_address_is_a_usage_error_before_anything_starts(tmp_path: Path) -> None:
     async def main() -> tuple[int, str, str]:
         proc = await spawn(["join", "127.0.0.1:"], tmp_path / "home", tmp_path)
@@ -140,6 +143,7 @@ def test_a_malformed_address_is_a_usage_error_before_anything_starts(tmp_path: P
 # ------------------------------------------------------------ where to connect
 
 
+@pytest.mark.net
 def test_a_whole_match_over_ipv6_loopback(tmp_path: Path) -> None:
     async def main() -> None:
         host, port = await spawn_host(tmp_path / "h", extra=["--bind", "::1"])
@@ -167,6 +171,7 @@ def test_a_whole_match_over_ipv6_loopback(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_the_line_mode_host_prints_where_to_join(tmp_path: Path) -> None:
     async def main() -> list[str]:
         proc = await spawn(
@@ -303,6 +308,7 @@ def unfinished_pair(
     return paths
 
 
+@pytest.mark.net
 def test_hosting_with_options_starts_a_new_match_with_them_and_shows_where_to_join(
     tmp_path: Path,
 ) -> None:
@@ -359,6 +365,7 @@ def test_hosting_with_options_starts_a_new_match_with_them_and_shows_where_to_jo
 # ------------------------------------------------------------ resuming is explicit
 
 
+@pytest.mark.net
 def test_resume_without_a_file_lists_the_unfinished_matches_newest_first(
     tmp_path: Path,
 ) -> None:
@@ -412,6 +419,7 @@ def test_resume_without_a_file_lists_the_unfinished_matches_newest_first(
     assert code == 0 and "No unfinished match" in out
 
 
+@pytest.mark.net
 def test_a_resumed_host_listens_where_it_says(tmp_path: Path) -> None:
     files = unfinished_pair(tmp_path / "replays", homes=tmp_path)
 

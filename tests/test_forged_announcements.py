@@ -423,6 +423,7 @@ def check(announcement: Announcement) -> list[Game]:
     return marked
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.randoms(use_true_random=False))
 def test_no_announcement_crashes_the_browser_or_reaches_the_screen_raw(
@@ -431,6 +432,7 @@ def test_no_announcement_crashes_the_browser_or_reaches_the_screen_raw(
     check(random_answer(rng))
 
 
+@pytest.mark.slow
 def test_the_generator_makes_forgeries_and_honest_games_alike() -> None:
     """The property above is not vacuous: both kinds come out of the parser."""
     rng = random.Random(56)
@@ -454,6 +456,7 @@ def lan() -> Iterator[Lan]:
         pytest.skip(f"no network namespaces here: {exc}")
 
 
+@pytest.mark.slow
 def test_a_first_time_joiner_sees_the_forgery_and_the_real_game(lan: Lan, tmp_path: Path) -> None:
     """The issue's attack across two namespaces: a rogue announces Alice's own
     instance name with its own key, as Alice's name; a joiner who never met

@@ -134,6 +134,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_record_counts_each_valid_finished_match_once_by_key(
     played: Path, tmp_path: Path
 ) -> None:
@@ -181,6 +182,7 @@ def test_the_record_counts_each_valid_finished_match_once_by_key(
     assert len(record.against) == 3
 
 
+@pytest.mark.slow
 def test_each_side_of_a_folder_keeps_its_own_record(played: Path, tmp_path: Path) -> None:
     # The opponents' files, in one folder: each owner's record, from their side.
     owners = {r.player.fingerprint: r for r in records(history([played / "theirs"], home=tmp_path))}
@@ -223,6 +225,7 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(played: Path, tmp_path: Path) ->
     assert [m.result for m in history([folder], home=tmp_path)] == ["lost"]
 
 
+@pytest.mark.slow
 def test_the_command_lists_the_matches_and_the_record(
     played: Path,
     tmp_path: Path,
@@ -274,6 +277,7 @@ def test_a_bot_s_side_is_left_out_only_where_its_opponent_s_file_tells_the_match
     assert alone.path.name == "bot.lcnet" and alone.bot == "easy" and alone.result == "lost"
 
 
+@pytest.mark.slow
 def test_matches_begun_in_the_same_second_are_listed_in_the_order_they_ended(
     tmp_path: Path,
 ) -> None:
@@ -351,6 +355,7 @@ def _with_header(source: Path, target: Path, *, seat: str | None = None, **extra
     return write_replay(target, header, contents.frames)
 
 
+@pytest.mark.slow
 def test_a_spectator_s_folder_lists_the_matches_watched_apart_and_in_no_record(
     played: Path,
     tmp_path: Path,

@@ -498,6 +498,7 @@ def attack(
 # ------------------------------------------------------------------ tests
 
 
+@pytest.mark.net
 def test_a_seeded_hostile_folder_neither_hangs_nor_crashes_nor_fools_any_reader(
     tmp_path: Path,
 ) -> None:
@@ -514,6 +515,7 @@ def folder(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
 
 
+@pytest.mark.slow
 def test_a_fifo_in_the_folder_is_listed_as_such_and_history_goes_on(folder: Path) -> None:
     os.mkfifo(folder / "replays" / "x.lcnet")
     shutil.copy(SAMPLES / HONEST[0], folder / "replays" / HONEST[0])
@@ -523,6 +525,7 @@ def test_a_fifo_in_the_folder_is_listed_as_such_and_history_goes_on(folder: Path
     assert HONEST[0].encode() in outcome.out and b"valid" in outcome.out
 
 
+@pytest.mark.slow
 def test_a_sparse_huge_file_is_refused_before_it_is_read(folder: Path) -> None:
     _sparse(os.fsencode(folder / "replays" / "big.lcnet"), HUGE)
     listing = run_lcnet(["history"], folder)
@@ -533,6 +536,7 @@ def test_a_sparse_huge_file_is_refused_before_it_is_read(folder: Path) -> None:
     assert b"4294967296 bytes, more than the 33554432 bytes a replay file may have" in audit.err
 
 
+@pytest.mark.slow
 def test_a_link_to_dev_zero_is_refused_by_every_command_that_names_it(folder: Path) -> None:
     os.symlink("/dev/zero", folder / "replays" / "z.lcnet")
     for args in (["audit", "replays/z.lcnet"], ["replay", "--text", "replays/z.lcnet"]):
@@ -541,6 +545,7 @@ def test_a_link_to_dev_zero_is_refused_by_every_command_that_names_it(folder: Pa
         assert b"z.lcnet is a character device, not a regular file: not read" in outcome.err
 
 
+@pytest.mark.slow
 def test_a_file_name_and_a_header_reach_the_terminal_escaped(folder: Path) -> None:
     header = ReplayHeader(
         seat="host", created="2026-12-01T\x1b[2J\x07\rZ", software="\x1b]0;owned\x07"
@@ -561,6 +566,7 @@ def test_a_file_name_and_a_header_reach_the_terminal_escaped(folder: Path) -> No
     assert b"fifo\\x1b[2J.lcnet: a FIFO" in listing.out
 
 
+@pytest.mark.slow
 def test_a_directory_a_dangling_link_and_a_link_loop_each_get_a_line(folder: Path) -> None:
     replays = folder / "replays"
     (replays / "d.lcnet").mkdir()
@@ -575,6 +581,7 @@ def test_a_directory_a_dangling_link_and_a_link_loop_each_get_a_line(folder: Pat
     assert b"Record of Ada" in outcome.out or b"Your record" in outcome.out
 
 
+@pytest.mark.slow
 def test_resume_lists_what_it_could_not_read_and_goes_on(folder: Path) -> None:
     replays = folder / "replays"
     os.mkfifo(replays / "x.lcnet")
@@ -586,6 +593,7 @@ def test_resume_lists_what_it_could_not_read_and_goes_on(folder: Path) -> None:
     assert b"z.lcnet: a character device, not a regular file: not read" in outcome.out
 
 
+@pytest.mark.slow
 def test_a_name_too_long_for_its_side_file_hides_no_unfinished_match(folder: Path) -> None:
     # A 255-byte name made NAME.secret too long for the system: `lcnet
     # resume` died with "OSError: [Errno 36] File name too long" and listed

@@ -268,6 +268,7 @@ def _remember_many(home: str, prefix: str, count: int) -> None:
         identity.check_peer(f"{prefix}{i}", bytes([i + 1]) * 32, Path(home))
 
 
+@pytest.mark.slow
 def test_processes_meeting_peers_at_once_keep_every_peer(home: Path) -> None:
     # Each check is a read-change-write of one file; without the lock, two
     # processes writing at once would each drop the other's new peer.

@@ -15,6 +15,8 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from lcnet.audit import verdict as audit
 from lcnet.errors import ExitCode
 from lcnet.store import identity
@@ -81,6 +83,7 @@ def join_args(directory: Path) -> list[str]:
     return ["join", "--pick", "1", "--bot", "random", "--replays", str(directory / "replays")]
 
 
+@pytest.mark.net
 def test_a_game_is_found_joined_and_played_across_two_namespaces(lan: Lan, tmp_path: Path) -> None:
     async def main() -> None:
         host, port = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random", "--suits", "6")
@@ -115,6 +118,7 @@ def test_a_game_is_found_joined_and_played_across_two_namespaces(lan: Lan, tmp_p
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_match_being_played_is_announced_as_such_and_a_spectator_finds_it(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -204,6 +208,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.net
 def test_a_host_that_signs_with_another_key_than_announced_is_refused(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -257,6 +262,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.net
 def test_a_host_stopped_with_ctrl_c_says_goodbye_to_the_network(lan: Lan, tmp_path: Path) -> None:
     async def main() -> None:
         host, _ = await spawn_lan_host(lan, tmp_path / "h", "--bot", "random")
@@ -318,6 +324,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.net
 def test_a_rogue_announcer_is_shown_for_what_it_is_and_the_real_game_is_played(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -414,6 +421,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.net
 def test_a_host_that_gave_up_a_stalled_opening_is_announced_again(lan: Lan, tmp_path: Path) -> None:
     async def main() -> None:
         host, port = await spawn_lan_host(
@@ -436,6 +444,7 @@ def test_a_host_that_gave_up_a_stalled_opening_is_announced_again(lan: Lan, tmp_
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_spectator_on_another_machine_watches_and_checks_the_match(
     lan: Lan, tmp_path: Path
 ) -> None:
@@ -494,6 +503,7 @@ sys.stdin.read()  # never reads a frame: the host must not wait for it
 """
 
 
+@pytest.mark.net
 def test_three_machines_host_joiner_and_spectators(lan3: Lan3, tmp_path: Path) -> None:
     async def main() -> None:
         host, port = await spawn_lan_host(
@@ -539,6 +549,7 @@ def test_three_machines_host_joiner_and_spectators(lan3: Lan3, tmp_path: Path) -
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_an_address_nobody_has_on_the_lan_is_said_in_the_system_s_words(
     lan: Lan, tmp_path: Path
 ) -> None:

@@ -71,6 +71,7 @@ def _replays(directory: Path) -> list[Path]:
     return sorted((directory / "replays").glob("*.lcnet"))
 
 
+@pytest.mark.net
 def test_spectators_are_told_of_a_killed_host_wait_for_it_and_follow_the_rematch(
     lan3: Lan3, tmp_path: Path
 ) -> None:
@@ -145,6 +146,7 @@ def test_spectators_are_told_of_a_killed_host_wait_for_it_and_follow_the_rematch
         assert "the players play another match" in err
 
 
+@pytest.mark.net
 def test_a_line_said_is_seen_on_both_screens_and_by_a_spectator(lan3: Lan3, tmp_path: Path) -> None:
     async def main() -> tuple[str, str, list[str], int, str]:
         # A person hosts in line mode: says a line, then resigns at its first move.

@@ -119,6 +119,7 @@ def test_every_module_is_in_a_wing_or_a_leaf() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wing", list(WINGS))
 def test_a_wing_imports_only_the_wings_below_it(wing: str) -> None:
     allowed = WINGS[wing].uses | {wing}
@@ -142,6 +143,7 @@ def test_the_leaves_import_only_what_they_declare() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wing", [name for name, wing in WINGS.items() if wing.sans_io])
 def test_a_sans_io_wing_touches_no_io_thread_clock_or_os_randomness(wing: str) -> None:
     wrong = sorted(
@@ -175,6 +177,7 @@ def _circle(graph: dict[str, set[str]]) -> list[str]:
     return cycle
 
 
+@pytest.mark.slow
 def test_no_import_circles_type_checking_included() -> None:
     graph = {
         module: {
@@ -205,6 +208,7 @@ def _reached(start: str) -> set[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_the_match_client_interface_brings_no_bots_local_matches_or_files() -> None:
     """lcnet.protocol.client is what a user interface and the network share: an
     interface, which the network's import of it must not turn into bots,
@@ -233,6 +237,7 @@ SCREEN: tuple[str, ...] = (
 viewer, which steps through a record the audit's session built, is apart)."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", SCREEN)
 def test_the_screen_never_reaches_the_session(module: str) -> None:
     """The boundary to the screen is one way (issue 45): it reads the frozen
@@ -251,6 +256,7 @@ MAX_MODULE_LINES = 1000
 MAX_CLASS_LINES = 500
 
 
+@pytest.mark.slow
 def test_no_module_or_class_grows_past_what_a_reader_can_hold() -> None:
     """A module over 1,000 lines or a class over 500 does more than one job
     (issue 45): split it by its jobs rather than raise the bound."""

@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from lcnet.audit import verdict as audit
 from lcnet.cli.play import EPILOG
 from tests.netutil import LOOPBACK, TIMING_ARGS, finish, lcnet_env
@@ -48,6 +50,7 @@ def files_left(tmp_path: Path) -> list[str]:
     return sorted(p.name for p in replays.iterdir()) if replays.is_dir() else []
 
 
+@pytest.mark.slow
 def test_lcnet_play_with_dev_null_starts_no_match_and_leaves_no_file(tmp_path: Path) -> None:
     with open(os.devnull, "rb") as null:
         code, out, err = asyncio.run(
@@ -61,6 +64,7 @@ def test_lcnet_play_with_dev_null_starts_no_match_and_leaves_no_file(tmp_path: P
     assert "your move" not in out
 
 
+@pytest.mark.slow
 def test_an_empty_pipe_starts_no_match_either(tmp_path: Path) -> None:
     read_end, write_end = os.pipe()
     os.close(write_end)  # the writer is gone before lcnet starts: an empty pipe
@@ -77,6 +81,7 @@ def test_an_empty_pipe_starts_no_match_either(tmp_path: Path) -> None:
     assert files_left(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_lcnet_host_with_dev_null_stops_instead_of_waiting_forever(tmp_path: Path) -> None:
     with open(os.devnull, "rb") as null:
         code, _out, err = asyncio.run(
@@ -101,6 +106,7 @@ def readme_example() -> str:
     return found[0]
 
 
+@pytest.mark.slow
 def test_the_readme_line_mode_example_works(tmp_path: Path) -> None:
     example = readme_example()
     found = re.fullmatch(r"`printf '([^']*)' \| lcnet play([^`]*)`", example)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -538,6 +539,7 @@ EVENTS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(seat=st.sampled_from(list(Seat)), events=EVENTS)
 def test_in_any_order_of_events_the_limits_hold(

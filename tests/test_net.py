@@ -64,6 +64,7 @@ def assert_valid_pair(first: Path, second: Path) -> None:
         assert verdict.kind is audit.VerdictKind.VALID, verdict.summary
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(("suits", "rounds"), [(5, 1), (6, 3)])
 def test_two_processes_play_a_whole_match(tmp_path: Path, suits: int, rounds: int) -> None:
     async def main() -> None:
@@ -119,6 +120,7 @@ def _kill_when(point: str, victim: asyncio.subprocess.Process):  # type: ignore[
     return hook
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(
     ("point", "victim"),
     # The wiring of a kill and a resume, each point and each seat at least
@@ -174,6 +176,7 @@ def test_a_killed_peer_resumes_and_nothing_is_lost(
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_dropped_connection_is_restored_and_the_match_completes(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -209,6 +212,7 @@ def test_a_dropped_connection_is_restored_and_the_match_completes(tmp_path: Path
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_peer_that_stops_responding_is_noticed_and_welcome_back(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -272,6 +276,7 @@ async def _ask(ctx: zmq.asyncio.Context, port: int, *frames: bytes) -> wire.Fram
         sock.close()
 
 
+@pytest.mark.net
 def test_a_third_peer_is_turned_away_and_the_match_goes_on(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -303,6 +308,7 @@ def test_a_third_peer_is_turned_away_and_the_match_goes_on(tmp_path: Path) -> No
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_garbage_and_oversized_frames_change_nothing(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -341,6 +347,7 @@ def test_garbage_and_oversized_frames_change_nothing(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_peer_of_another_protocol_version_is_refused_clearly(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -364,6 +371,7 @@ def test_a_peer_of_another_protocol_version_is_refused_clearly(tmp_path: Path) -
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_failed_joiner_stops_its_timers_and_the_event_loop_goes_on(tmp_path: Path) -> None:
     """Once a side failed (here a joiner refusing a known name's new key), its link
     is closed and has nothing more to time. Its pump loop used to go on with a
@@ -399,6 +407,7 @@ def test_a_failed_joiner_stops_its_timers_and_the_event_loop_goes_on(tmp_path: P
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_joining_a_host_of_another_protocol_version_fails_in_one_sentence(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -439,6 +448,7 @@ def test_joining_a_host_of_another_protocol_version_fails_in_one_sentence(tmp_pa
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
     async def main() -> None:
         busy = socket.socket()
@@ -492,6 +502,7 @@ def test_cli_errors_are_one_clear_sentence(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_host_and_join_never_offer_to_resume_an_unfinished_match(
     tmp_path: Path, refused_port: int
 ) -> None:
@@ -571,6 +582,7 @@ def test_host_and_join_never_offer_to_resume_an_unfinished_match(
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_lcnet_play_in_line_mode_through_a_pipe(tmp_path: Path) -> None:
     async def main() -> tuple[int, str, str]:
         args = ["play", "--bot", "random", "--rounds", "1", *TIMING_ARGS]
@@ -589,6 +601,7 @@ def test_lcnet_play_in_line_mode_through_a_pipe(tmp_path: Path) -> None:
     assert verdict.resigned is not None
 
 
+@pytest.mark.net
 def test_a_poisonous_message_does_not_stop_the_host(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -624,6 +637,7 @@ def test_a_poisonous_message_does_not_stop_the_host(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Path) -> None:
     from lcnet.store import identity
 
@@ -667,6 +681,7 @@ def test_a_host_turns_away_replayed_own_key_and_changed_key_hellos(tmp_path: Pat
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(
     tmp_path: Path, refused_port: int
 ) -> None:
@@ -726,6 +741,7 @@ def test_the_hosted_games_ledger_remembers_ids_in_a_private_file(tmp_path: Path)
     assert home.stat().st_mode & 0o777 == home.parent.stat().st_mode & 0o777 == 0o700
 
 
+@pytest.mark.net
 def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
     tmp_path: Path,
 ) -> None:
@@ -773,6 +789,7 @@ def test_a_lone_hello_no_longer_holds_the_host_which_then_plays_the_next_joiner(
     assert_valid_pair(kept, replay_file(tmp_path / "j"))
 
 
+@pytest.mark.net
 def test_a_player_who_quits_says_so_and_the_other_side_knows_at_once(tmp_path: Path) -> None:
     """Issue 44, point 12: a clean quit sends a ``bye``; the opponent shows
     it as disconnected (its clock stands still, so no timeout can say so),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import msgpack
 import nacl.signing
+import pytest
 import zmq
 import zmq.asyncio
 
@@ -77,6 +78,7 @@ async def play_until(local: LocalPeer, done: Callable[[Session], bool]) -> None:
 # ---------------------------------------------------------------- 6: oversized
 
 
+@pytest.mark.net
 def test_an_oversized_message_drops_no_connection_for_good(tmp_path: Path) -> None:
     """A message above ZMQ_MAXMSGSIZE costs a connection, which comes back by itself.
 
@@ -139,6 +141,7 @@ async def _collect(sock: zmq.asyncio.Socket, until_pong: int) -> list[wire.Frame
                 frames.append(frame)
 
 
+@pytest.mark.net
 def test_syncs_asking_for_everything_get_a_bounded_answer(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()
@@ -214,6 +217,7 @@ def _broken(raw: bytes) -> bytes:
     return raw[:-1] + bytes([raw[-1] ^ 1])
 
 
+@pytest.mark.net
 def test_each_refusal_says_what_happened(tmp_path: Path) -> None:
     async def main() -> None:
         ctx = zmq.asyncio.Context()

@@ -203,6 +203,7 @@ def status_of(argv: list[str]) -> int | str | None:
         return exc.code
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("argv", "named"), list(cases()))
 def test_a_bad_option_is_a_usage_error_before_anything_opens(
     argv: list[str],
@@ -260,6 +261,7 @@ def test_the_help_of_rematch_says_how_many_are_allowed(command: str) -> None:
     assert f"0 to {MAX_REMATCHES}" in str(help_of(command, "--rematch"))
 
 
+@pytest.mark.slow
 def test_a_bad_option_of_a_real_host_binds_nothing(tmp_path: Path) -> None:
     """As a process, as people run it: exit 2 before any listening line, no file."""
     env = {**os.environ, "LCNET_HOME": str(tmp_path / "home")}

@@ -63,6 +63,7 @@ def play_match(specs: tuple[str, str], seed: int, *, suits: int = 5, rounds: int
     return len(match.round_scores)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("member", MEMBERS)
 def test_a_member_plays_whole_matches_against_random_and_greedy(member: str) -> None:
     # (5 suits against random: the duplicate deals below.)
@@ -71,6 +72,7 @@ def test_a_member_plays_whole_matches_against_random_and_greedy(member: str) -> 
         assert play_match(specs, seed, suits=suits, rounds=3) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("member", MEMBERS)
 def test_a_member_finishes_rounds_against_every_member_and_level(member: str) -> None:
     opponents = (*MEMBERS, "easy", "cautious", "aggressive")
@@ -80,6 +82,7 @@ def test_a_member_finishes_rounds_against_every_member_and_level(member: str) ->
         assert play_match(specs, 100 + seed, suits=suits) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("member", MEMBERS)
 def test_a_member_beats_random_on_duplicate_deals(member: str) -> None:
     # Measured: every member won all 30 of these rounds, by at least +120 a round.
@@ -131,6 +134,7 @@ def test_the_panel_is_split_into_tuning_and_held_out_members() -> None:
     assert len(MEMBERS) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opponent", ("committer", "hoarder", "gambler"))
 def test_the_planner_beats_the_other_tuning_members_on_duplicate_deals(opponent: str) -> None:
     # Measured: 23-5 against committer (+22 a round), 23-7 against hoarder

@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 import nacl.signing
+import pytest
 import zmq.asyncio
 
 from lcnet.audit import verdict as audit
@@ -80,6 +81,7 @@ def _files(directory: Path) -> dict[str, Path]:
     return {read_replay(path).header.seat: path for path in directory.glob("*.lcnet")}
 
 
+@pytest.mark.net
 def test_two_bots_play_a_rematch_on_one_connection_with_the_seats_swapped(tmp_path: Path) -> None:
     assert _bots(tmp_path, 1, 1) == (0, 0)
     # Each program has two files: the first match in its seat, the rematch in the other.
@@ -106,6 +108,7 @@ def test_two_bots_play_a_rematch_on_one_connection_with_the_seats_swapped(tmp_pa
     assert (new_host.suits, new_host.rounds) == (host_key.suits, host_key.rounds)
 
 
+@pytest.mark.net
 def test_a_bot_that_wants_no_rematch_ends_it_for_both(tmp_path: Path) -> None:
     said: list[str] = []
     assert _bots(tmp_path, 1, 0, said) == (0, 0)
@@ -124,6 +127,7 @@ def _play_typed(tmp_path: Path, typed: bytes) -> tuple[int, str, str]:
     return asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_person_in_line_mode_asks_for_a_rematch_and_plays_it(tmp_path: Path) -> None:
     typed = b"resign\nagain\nresign\nquit\n"
 
@@ -180,6 +184,7 @@ def test_the_next_session_swaps_the_seat_and_keeps_the_options() -> None:
     assert after_joiner.options == MatchOptions(suits=6, rounds=2)
 
 
+@pytest.mark.net
 def test_in_line_mode_the_question_takes_only_its_answers(tmp_path: Path) -> None:
     # A word that is not an answer is told so (not taken for a turn); "no" leaves.
     typed = b"resign\nplay r7, draw deck\nno\n"
@@ -245,6 +250,7 @@ def _host_bot_and_vanishing_joiner(
     return asyncio.run(main()), said  # type: ignore[return-value]
 
 
+@pytest.mark.net
 def test_a_bot_stops_waiting_for_a_rematch_answer_once_the_opponent_is_gone(
     tmp_path: Path,
 ) -> None:
@@ -255,6 +261,7 @@ def test_a_bot_stops_waiting_for_a_rematch_answer_once_the_opponent_is_gone(
     assert "no answer to the offer of another match" in said
 
 
+@pytest.mark.net
 def test_a_rematch_opening_left_unanswered_says_so_to_the_side_that_bound_the_socket(
     tmp_path: Path,
 ) -> None:

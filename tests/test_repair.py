@@ -6,6 +6,8 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
+import pytest
+
 from lcnet.audit import repair
 from lcnet.audit import verdict as audit
 from lcnet.game.seat import Seat
@@ -62,6 +64,7 @@ def _accuses(verdict: audit.Verdict, seat: Seat) -> bool:
     return (verdict.kind is audit.VerdictKind.INVALID and named) or owes
 
 
+@pytest.mark.slow
 def test_a_twin_that_stops_early_cannot_make_the_damaged_file_owe(tmp_path: Path) -> None:
     damaged = read_replay(_tail_hidden(tmp_path / "host.lcnet", 200))
     frames = read_replay(JOINER).frames
@@ -82,6 +85,7 @@ def test_a_twin_that_stops_early_cannot_make_the_damaged_file_owe(tmp_path: Path
     assert "the first file's position(s) 200-" in comparison.summary
 
 
+@pytest.mark.slow
 def test_a_twin_with_the_whole_match_still_leaves_a_hidden_tail_damaged(tmp_path: Path) -> None:
     # Even the honest twin cannot vouch for what the damaged file held after
     # its last own frame: the verdict says DAMAGED, and what the repair shows.
@@ -92,6 +96,7 @@ def test_a_twin_with_the_whole_match_still_leaves_a_hidden_tail_damaged(tmp_path
     assert verdict.shows is not None and verdict.shows.kind is audit.VerdictKind.VALID
 
 
+@pytest.mark.slow
 def test_a_gap_between_own_frames_is_pinned_by_the_chain_and_repaired(tmp_path: Path) -> None:
     path = _gap_at(tmp_path / "host.lcnet", 200)
     verdict = repair.audit_pair(read_replay(path), read_replay(JOINER), ("host", "twin"))[0][0]
@@ -100,6 +105,7 @@ def test_a_gap_between_own_frames_is_pinned_by_the_chain_and_repaired(tmp_path: 
     assert verdict.repaired.unvouched == []
 
 
+@pytest.mark.slow
 def test_a_forged_frame_in_the_gap_does_not_chain_and_is_not_spliced(tmp_path: Path) -> None:
     # The twin puts another frame at the damaged position: the host's own next
     # frame does not name it, so the repair fails and the file stays DAMAGED.
@@ -113,6 +119,7 @@ def test_a_forged_frame_in_the_gap_does_not_chain_and_is_not_spliced(tmp_path: P
     assert "do not form one chain at position 200" in " ".join(verdict.notes)
 
 
+@pytest.mark.slow
 def test_damage_and_a_torn_end_are_not_repaired_even_by_a_perfect_twin(tmp_path: Path) -> None:
     """PROTOCOL.md §7.2, *Damage and a torn end*: after damage, a record cut
     off by the end of the file is not shown to be what a crash left (a run a

@@ -93,6 +93,7 @@ def command_for(out: str, path: Path) -> list[str]:
     return shlex.split(found.group(1))
 
 
+@pytest.mark.net
 def test_a_match_bots_played_is_listed_with_its_bot_and_resumes_as_it_says(
     tmp_path: Path,
 ) -> None:
@@ -164,6 +165,7 @@ def out_count(text: str, needle: str) -> int:
     return sum(1 for line in text.splitlines() if line.rstrip().endswith(needle))
 
 
+@pytest.mark.slow
 def test_an_lcnet_play_match_is_listed_once_by_its_person_s_file_naming_the_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,6 +213,7 @@ def test_an_lcnet_play_match_is_listed_once_by_its_person_s_file_naming_the_bot(
     assert "the bot's replay file" in person.why_not
 
 
+@pytest.mark.slow
 def test_a_rematch_against_the_bot_is_listed_and_resumed_by_the_command_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -247,6 +250,7 @@ def test_a_rematch_against_the_bot_is_listed_and_resumed_by_the_command_shown(
     assert_valid_pair(files[Seat.HOST], files[Seat.JOINER])
 
 
+@pytest.mark.slow
 def test_a_bot_named_in_a_hostile_header_reaches_the_terminal_escaped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,6 +51,7 @@ def test_a_stalled_round_is_a_bot_defect() -> None:
         play_round([StallingBot(), StallingBot()], Round.new(1), max_turns=50)
 
 
+@pytest.mark.slow
 def test_same_seed_same_games() -> None:
     a = run(("random", "random"), 6, seed=5, rounds=2)
     b = run(("random", "random"), 6, seed=5, rounds=2)
@@ -59,6 +60,7 @@ def test_same_seed_same_games() -> None:
     assert a.score_sums != c.score_sums
 
 
+@pytest.mark.slow
 def test_games_in_parallel_equal_games_in_sequence() -> None:
     assert run(("random", "random"), 4, seed=9, jobs=2) == run(("random", "random"), 4, seed=9)
 
@@ -93,6 +95,7 @@ def test_wilson_interval_brackets_the_rate() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_selfplay_json_has_the_documented_fields(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["selfplay", "--games", "4", "--bots", "random,random", "--seed", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -183,6 +186,7 @@ def dealt_rounds(monkeypatch: pytest.MonkeyPatch) -> list[Deal]:
     return seen
 
 
+@pytest.mark.slow
 def test_both_games_of_a_pair_get_the_same_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = dealt_rounds(monkeypatch)
     games = [
@@ -217,6 +221,7 @@ def test_the_bots_own_randomness_still_differs_within_a_pair() -> None:
     assert a.round_scores != tuple((y, x) for x, y in b.round_scores)
 
 
+@pytest.mark.slow
 def test_signed_duplicate_games_deal_the_same_decks(monkeypatch: pytest.MonkeyPatch) -> None:
     decks: list[list[tuple[Card, ...]]] = []
     real = localmatch.run
@@ -236,6 +241,7 @@ def test_signed_duplicate_games_deal_the_same_decks(monkeypatch: pytest.MonkeyPa
     assert games[0].seats == ("greedy", "random") and games[1].seats == ("random", "greedy")
 
 
+@pytest.mark.slow
 def test_a_deterministic_bot_against_itself_on_duplicate_deals_breaks_even() -> None:
     """greedy uses no randomness: on the same deal each seat plays the same
     game in both halves of a pair, so every pair's differences cancel."""
@@ -247,6 +253,7 @@ def test_a_deterministic_bot_against_itself_on_duplicate_deals_breaks_even() -> 
     assert tally.diffs[0] == -tally.diffs[1] and tally.diffs[2] == -tally.diffs[3]
 
 
+@pytest.mark.slow
 def test_duplicate_games_in_parallel_equal_games_in_sequence() -> None:
     one = run(("random", "greedy"), 4, seed=9, rounds=1, duplicate=True)
     assert run(("random", "greedy"), 4, seed=9, rounds=1, duplicate=True, jobs=2) == one
@@ -314,6 +321,7 @@ def test_per_round_differences_divide_by_the_rounds() -> None:
 # ------------------------------------------------------------ the command
 
 
+@pytest.mark.slow
 def test_selfplay_duplicate_json(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["selfplay", "--duplicate", "--games", "4", "--rounds", "1", "--seed", "1"]
     assert main([*argv, "--bots", "greedy,greedy", "--json"]) == 0
@@ -331,6 +339,7 @@ def test_selfplay_duplicate_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(out["win_rate_ci95"]) == {"greedy#1", "greedy#2"}
 
 
+@pytest.mark.slow
 def test_selfplay_reports_the_score_difference_without_duplicate(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -353,6 +362,7 @@ def test_selfplay_duplicate_text_and_progress(capsys: pytest.CaptureFixture[str]
     assert "game 2/2 (deal 1)" in captured.err
 
 
+@pytest.mark.slow
 def test_selfplay_duplicate_with_replays_writes_both_games(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -44,6 +44,7 @@ def local_match(seed: int, *, suits: int = 5, rounds: int = 3) -> dict[Seat, loc
     return peers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 def test_a_whole_match_ends_sealed_with_one_transcript(suits: int) -> None:
     peers = local_match(1, suits=suits, rounds=3)
@@ -59,6 +60,7 @@ def test_a_whole_match_ends_sealed_with_one_transcript(suits: int) -> None:
     assert kinds[-1] is MatchEnded
 
 
+@pytest.mark.slow
 def test_the_first_starter_is_the_coin_and_later_rounds_follow_the_rules() -> None:
     peers = local_match(2, rounds=3)
     host = peers[HOST].session
@@ -93,10 +95,12 @@ def _first_starter(seed: int) -> Seat | None:
     return peers[HOST].session.first_starter
 
 
+@pytest.mark.slow
 def test_coins_fall_both_ways() -> None:
     assert {_first_starter(seed) for seed in range(8)} == {HOST, JOINER}
 
 
+@pytest.mark.slow
 def test_every_view_equals_the_full_information_view() -> None:
     """What a session shows a player is exactly what the engine shows that seat
     when it knows every card: nothing hidden leaks, nothing known is missing."""
@@ -132,6 +136,7 @@ def test_every_view_equals_the_full_information_view() -> None:
         assert view == full.view(int(seat))
 
 
+@pytest.mark.slow
 def test_a_resignation_ends_the_match_for_the_other_player() -> None:
     table_peers = local_match(4, rounds=1)
     del table_peers  # a normal match first, to be sure nothing leaks between sessions
@@ -160,6 +165,7 @@ def test_a_resignation_ends_the_match_for_the_other_player() -> None:
     assert verdict.kind is audit.VerdictKind.VALID and verdict.resigned is not None
 
 
+@pytest.mark.slow
 def test_playing_out_of_turn_or_illegally_is_refused_locally() -> None:
     peers = local_match(6, rounds=1)
     session = peers[HOST].session
@@ -208,6 +214,7 @@ def _honest_two_rounds() -> dict[Seat, localmatch.Peer]:
     return local_match(random.Random(7).getrandbits(32), rounds=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [HOST, JOINER])
 @pytest.mark.parametrize("cut_fraction", [0.0, 0.01, 0.02, 0.03, 0.3, 0.6, 0.97, 0.995, 1.0])
 def test_resume_from_any_point_of_the_log_continues_identically(
@@ -232,6 +239,7 @@ def test_resume_from_any_point_of_the_log_continues_identically(
     _replay_tail(resumed, transcript, cut + len(due), seat)
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_log_whose_own_frame_was_altered() -> None:
     peers = local_match(8, rounds=1)
     host = peers[HOST].session
@@ -285,6 +293,7 @@ def test_an_illegal_turn_of_ones_own_is_refused_with_the_reason_and_changes_noth
     assert len(joiner.chain) == chain + 1
 
 
+@pytest.mark.slow
 def test_the_session_tells_who_owes_the_next_frame(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=9, hold=frozenset({JOINER}))
     table.run()

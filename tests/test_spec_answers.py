@@ -144,6 +144,7 @@ A_SCALAR = hashing.global_scalar(b"\x07" * 32)
 # ------------------------------------------------ §6.2 auditing: FRAME records
 
 
+@pytest.mark.slow
 def test_a_complete_honest_match_is_valid(honest: Table) -> None:
     table = honest
     assert table.audit(HOST).kind is VALID
@@ -194,6 +195,7 @@ def test_a_bad_frame_record_is_invalid_with_no_signer_and_ends_the_audit(
     assert any(f"transcript at frame {index}" in note for note in verdict.notes)
 
 
+@pytest.mark.slow
 def test_a_frame_record_after_the_end_is_invalid_with_no_signer(tmp_path: Path) -> None:
     table = played(tmp_path)
     last = table.host.chain[-1]
@@ -324,6 +326,7 @@ def test_a_pass_of_the_other_deck_size_is_a_pass_size_fault(tmp_path: Path) -> N
 # ------------------------------------------------ §6.1: resign, dispute, OVER
 
 
+@pytest.mark.slow
 def test_a_resigned_match_is_valid(tmp_path: Path) -> None:
     table = Table(tmp_path, hold=frozenset({HOST}))
     table.run()
@@ -387,6 +390,7 @@ def _joiner_seed(table: Table) -> bytes:
     return track.own_deal._secrets.seed
 
 
+@pytest.mark.slow
 def test_a_dispute_whose_seed_exposes_the_accuser_is_invalid_against_the_accuser(
     tmp_path: Path,
 ) -> None:
@@ -410,6 +414,7 @@ def test_a_dispute_whose_seed_exposes_the_accuser_is_invalid_against_the_accuser
     assert beyond.kind is INCOMPLETE, beyond.summary
 
 
+@pytest.mark.slow
 def test_a_false_dispute_with_an_honest_seed_proves_nothing(tmp_path: Path) -> None:
     table = Table(tmp_path)
     table.run(until=both_keys_in)
@@ -421,6 +426,7 @@ def test_a_false_dispute_with_an_honest_seed_proves_nothing(tmp_path: Path) -> N
 # ------------------------------------------------------ §6.4: EVIDENCE records
 
 
+@pytest.mark.slow
 def test_evidence_must_follow_the_transcript_frame_at_seq_minus_1(honest: Table) -> None:
     table = honest
     frames = raws(table.host)
@@ -448,6 +454,7 @@ def test_evidence_must_follow_the_transcript_frame_at_seq_minus_1(honest: Table)
 # ------------------------------------------------------------ §3.9: the reveal
 
 
+@pytest.mark.slow
 def test_a_pass_mismatch_is_pinned_on_the_pass_frame(tmp_path: Path) -> None:
     table = Table(tmp_path)
     table.run(until=round_started)
@@ -462,6 +469,7 @@ def test_a_pass_mismatch_is_pinned_on_the_pass_frame(tmp_path: Path) -> None:
     assert deal.DeckFault.PASS_MISMATCH.value in verdict.summary
 
 
+@pytest.mark.slow
 def test_a_key_mismatch_is_pinned_on_the_frame_that_carried_the_key(tmp_path: Path) -> None:
     table = Table(tmp_path)
     table.run(until=round_started)
@@ -475,6 +483,7 @@ def test_a_key_mismatch_is_pinned_on_the_frame_that_carried_the_key(tmp_path: Pa
     assert deal.DeckFault.KEY_MISMATCH.value in verdict.summary
 
 
+@pytest.mark.slow
 def test_when_both_cheated_the_host_s_reveal_is_checked_first(tmp_path: Path) -> None:
     """The joiner's bad key is the earlier frame, but the host reveals first."""
     table = Table(tmp_path)
@@ -651,6 +660,7 @@ def _bad_key_table(tmp_path: Path, kind: str) -> Table:
     return table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["keys", "ack", "move"])
 def test_a_key_out_of_range_is_proven_by_the_receiver_s_dispute(tmp_path: Path, kind: str) -> None:
     table = _bad_key_table(tmp_path, kind)
@@ -659,6 +669,7 @@ def test_a_key_out_of_range_is_proven_by_the_receiver_s_dispute(tmp_path: Path, 
     assert_invalid(table.audit(JOINER), dispute.seq, HOST)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["keys", "ack", "move"])
 def test_an_auditor_finds_a_key_out_of_range_at_its_frame(tmp_path: Path, kind: str) -> None:
     """§3.6: without the dispute, and without a reveal, the frame itself is the proof."""

@@ -61,6 +61,7 @@ def _named(verdict: audit.Verdict) -> Seat | None:
     return verdict.bad.signer.seat
 
 
+@pytest.mark.slow
 def test_two_disputes_of_one_player_for_one_position_are_equivocation(match: Table) -> None:
     frames = _frames(match)
     k = _host_position(match, frames) + 1  # the transcript ends with the host's move
@@ -126,6 +127,7 @@ def test_a_dispute_for_a_position_its_signer_went_on_past_is_a_fork(match: Table
     assert "two histories signed by one player" in verdict.summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("about", ["own position", "earlier frame without keys"])
 def test_a_dispute_about_a_frame_that_carries_no_key_proves_nothing(
     match: Table, about: str
@@ -170,6 +172,7 @@ def test_a_file_without_a_header_is_no_replay_file(match: Table) -> None:
         parse_replay(MAGIC + record)
 
 
+@pytest.mark.slow
 def test_the_current_round_between_rounds_is_the_next_one(tmp_path: Path) -> None:
     # After round 1's reveals the current round is round 2: a dispute sent
     # before round 2's commitments has its seed ignored, even a wrong one.

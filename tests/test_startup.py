@@ -56,6 +56,7 @@ def heavy(modules: set[str]) -> set[str]:
     return {name.split(".")[0] for name in modules} & HEAVY
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
 def test_help_and_version_import_no_command_and_no_dependency(
     tmp_path: Path, argv: list[str]
@@ -65,18 +66,21 @@ def test_help_and_version_import_no_command_and_no_dependency(
     assert not any(name.startswith("lcnet.cli.") for name in modules)
 
 
+@pytest.mark.slow
 def test_audit_imports_neither_the_network_nor_the_terminal(tmp_path: Path) -> None:
     modules = imported_by(tmp_path, "audit", str(SAMPLE))
     assert "lcnet.audit.verdict" in modules  # it did run
     assert heavy(modules) <= {"nacl"}  # the signatures need libsodium, nothing else does
 
 
+@pytest.mark.slow
 def test_a_commands_help_imports_that_command_alone(tmp_path: Path) -> None:
     modules = imported_by(tmp_path, "audit", "--help")
     commands = {name for name in modules if name.startswith("lcnet.cli.")}
     assert commands == {"lcnet.cli.audit"}
 
 
+@pytest.mark.slow
 def test_selfplay_without_replay_files_imports_no_network(tmp_path: Path) -> None:
     modules = imported_by(tmp_path, "selfplay", "--games", "1", "--rounds", "1", "--seed", "1")
     assert "lcnet.run.selfplay" in modules
@@ -92,6 +96,7 @@ def test_every_command_module_is_listed_and_configures_its_parser() -> None:
         assert callable(importlib.import_module(f"lcnet.cli.{name}").configure), name
 
 
+@pytest.mark.slow
 def test_the_analysis_of_a_replay_imports_neither_the_network_nor_the_terminal(
     tmp_path: Path,
 ) -> None:

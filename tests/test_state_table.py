@@ -120,6 +120,7 @@ def match_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("state-table")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", [p for p in Phase if p is not Phase.OVER], ids=lambda p: p.name)
 def test_every_unexpected_message_type_is_refused_with_the_reason(
     match_dir: Path, phase: Phase

@@ -88,6 +88,7 @@ async def bot_joiner(directory: Path, port: int) -> asyncio.subprocess.Process:
     return await spawn(args, directory / "home", directory)
 
 
+@pytest.mark.net
 def test_an_idle_host_survives_connections_that_flood_and_close_unread(tmp_path: Path) -> None:
     async def main() -> None:
         host, port = await spawn_host(tmp_path / "h")
@@ -111,6 +112,7 @@ def test_an_idle_host_survives_connections_that_flood_and_close_unread(tmp_path:
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_host_mid_match_survives_connections_that_flood_and_close_unread(
     tmp_path: Path,
 ) -> None:
@@ -146,6 +148,7 @@ def test_a_host_mid_match_survives_connections_that_flood_and_close_unread(
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_plain_router_with_our_options_survives_the_same_pattern(tmp_path: Path) -> None:
     """The options alone (lcnet.net.sockets.bind_host's socket, nothing of lcnet's
     logic): a child that answers every message and is slower than the flood."""
@@ -226,6 +229,7 @@ def _honest(tmp_path: Path, lines: list[str]) -> Watching:
     )
 
 
+@pytest.mark.net
 def test_an_honest_spectator_gets_in_and_watches_while_eight_ghosts_keep_connecting(
     tmp_path: Path,
 ) -> None:
@@ -271,6 +275,7 @@ def test_an_honest_spectator_gets_in_and_watches_while_eight_ghosts_keep_connect
     assert lines[-1].startswith("the match is over")
 
 
+@pytest.mark.net
 def test_connections_that_asked_and_closed_lose_their_places_at_an_idle_host(
     tmp_path: Path,
 ) -> None:
@@ -310,6 +315,7 @@ PEAK_RSS_LIMIT_KIB = 256 * 1024
 it starts, Python and lcnet loaded)."""
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("mid_match", [False, True], ids=["idle", "mid-match"])
 def test_a_seeded_stranger_neither_crashes_nor_stops_a_host(
     tmp_path: Path, mid_match: bool
@@ -321,6 +327,7 @@ def test_a_seeded_stranger_neither_crashes_nor_stops_a_host(
     assert outcome.rss_after_kib - outcome.rss_before_kib < RSS_GROWTH_LIMIT_KIB, outcome
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("target", ["join", "watch"])
 def test_a_hostile_listener_neither_crashes_nor_holds_a_joiner_or_spectator(
     tmp_path: Path, target: str
@@ -334,6 +341,7 @@ def test_a_hostile_listener_neither_crashes_nor_holds_a_joiner_or_spectator(
     assert outcome.rss_after_kib < PEAK_RSS_LIMIT_KIB, outcome
 
 
+@pytest.mark.net
 def test_a_joiner_gives_up_on_a_host_that_answers_only_junk(tmp_path: Path) -> None:
     # Before: each dropped frame counted as hearing the host, so a host that
     # kept sending junk held the joiner for ever (its connect timeout is 3 s).
@@ -353,6 +361,7 @@ def test_a_joiner_gives_up_on_a_host_that_answers_only_junk(tmp_path: Path) -> N
     assert "no answer from the host" in err
 
 
+@pytest.mark.net
 def test_bytes_that_are_not_zmtp_3_never_become_messages() -> None:
     # libzmq read a peer whose greeting was not ZMTP 3's as an old ZMTP 1.0
     # peer, so a stranger's random bytes became messages: a host kept busy

@@ -53,6 +53,7 @@ def wagers_played(spec: str, seeds: range) -> int:
     return count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 @pytest.mark.parametrize("spec", STYLES)
 @pytest.mark.parametrize("opponent", ["random", "greedy", "cautious", "aggressive"])
@@ -73,6 +74,7 @@ def test_style_bots_are_registered_quick_and_take_no_options() -> None:
             make_bot(f"{spec}:depth=2")
 
 
+@pytest.mark.slow
 def test_cautious_never_wagers_without_three_numbers_of_the_suit() -> None:
     wagers = 0
     for seed in range(30):
@@ -89,12 +91,14 @@ def test_cautious_never_wagers_without_three_numbers_of_the_suit() -> None:
     assert wagers > 0  # the rule was exercised
 
 
+@pytest.mark.slow
 def test_aggressive_wagers_more_than_greedy_and_cautious_less() -> None:
     seeds = range(20)
     counts = {spec: wagers_played(spec, seeds) for spec in ("greedy", *STYLES)}
     assert counts["aggressive"] > counts["greedy"] > counts["cautious"], counts
 
 
+@pytest.mark.slow
 def test_cautious_opens_later_than_greedy_and_aggressive_earlier() -> None:
     """The put-down (counting the bot's own turns) that first opens an expedition."""
     first: Counter[str] = Counter()
@@ -115,6 +119,7 @@ def test_cautious_opens_later_than_greedy_and_aggressive_earlier() -> None:
     assert first["aggressive"] < first["greedy"] < first["cautious"], first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", STYLES)
 def test_style_bots_beat_random(spec: str) -> None:
     tally = run((spec, "random"), 20, seed=7, rounds=1, duplicate=True)

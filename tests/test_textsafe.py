@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ def test_limit_caps_the_length() -> None:
     assert shown("abc", limit=4) == "abc"
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_whatever_comes_in_goes_out_printable(text: str) -> None:
     out = shown(text)
@@ -39,6 +41,7 @@ def test_whatever_comes_in_goes_out_printable(text: str) -> None:
         assert out == text
 
 
+@pytest.mark.slow
 @given(st.binary())
 def test_any_bytes_go_out_printable(data: bytes) -> None:
     assert shown_bytes(data).isprintable()

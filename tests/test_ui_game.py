@@ -70,6 +70,7 @@ async def quit_confirmed(ui: GameUI, keys: PipeInput) -> None:
     keys.send_text("y")
 
 
+@pytest.mark.slow
 def test_a_whole_turn_by_keys_choose_discard_draw_from_the_deck() -> None:
     client = local_client()
     seen: dict[str, object] = {}
@@ -99,6 +100,7 @@ def test_a_whole_turn_by_keys_choose_discard_draw_from_the_deck() -> None:
     assert "[draw pile" in draw_screen and "then draw" in draw_screen
 
 
+@pytest.mark.slow
 def test_a_typed_turn_in_the_card_notation_is_played() -> None:
     client = local_client()
 
@@ -114,6 +116,7 @@ def test_a_typed_turn_in_the_card_notation_is_played() -> None:
     assert play(client, scenario) == ExitCode.UNFINISHED
 
 
+@pytest.mark.slow
 def test_typing_plus_starts_a_command_and_a_lone_put_down_waits_for_the_draw() -> None:
     client = local_client()
 
@@ -134,6 +137,7 @@ def test_typing_plus_starts_a_command_and_a_lone_put_down_waits_for_the_draw() -
     play(client, scenario)
 
 
+@pytest.mark.slow
 def test_drawing_back_the_card_just_discarded_is_explained() -> None:
     client = local_client()
 
@@ -151,6 +155,7 @@ def test_drawing_back_the_card_just_discarded_is_explained() -> None:
     play(client, scenario)
 
 
+@pytest.mark.slow
 def test_a_card_not_in_hand_and_bad_notation_are_explained() -> None:
     client = local_client()
 
@@ -169,6 +174,7 @@ def test_a_card_not_in_hand_and_bad_notation_are_explained() -> None:
     play(client, scenario)
 
 
+@pytest.mark.slow
 def test_an_unplayable_card_is_explained_when_played() -> None:
     client = local_client()
 
@@ -203,6 +209,7 @@ def test_an_unplayable_card_is_explained_when_played() -> None:
     play(client, scenario)
 
 
+@pytest.mark.slow
 def test_a_whole_match_ends_with_round_summary_and_final_result() -> None:
     client = local_client(rounds=1)
     seen: dict[str, list[str]] = {}
@@ -232,6 +239,7 @@ def test_a_whole_match_ends_with_round_summary_and_final_result() -> None:
     assert "not saved" in final  # a local match has no replay file
 
 
+@pytest.mark.slow
 def test_quitting_asks_first_and_no_keeps_playing() -> None:
     client = local_client()
 
@@ -250,6 +258,7 @@ def test_quitting_asks_first_and_no_keeps_playing() -> None:
     assert play(client, scenario) == ExitCode.UNFINISHED
 
 
+@pytest.mark.slow
 def test_resigning_asks_first_then_ends_the_match() -> None:
     client = local_client()
     seen: dict[str, list[str]] = {}
@@ -267,6 +276,7 @@ def test_resigning_asks_first_then_ends_the_match() -> None:
     assert "you resigned: random bot wins" in "\n".join(seen["final"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot_agrees", [True, False])
 def test_the_result_screen_offers_another_match_and_a_asks_for_it(bot_agrees: bool) -> None:
     client = local_client(bot_rematch=bot_agrees)
@@ -293,6 +303,7 @@ def test_the_result_screen_offers_another_match_and_a_asks_for_it(bot_agrees: bo
         assert client.rematches == 0
 
 
+@pytest.mark.slow
 def test_a_dispute_says_what_the_opponent_did_and_where_the_evidence_is() -> None:
     client = ScriptedClient(options=MatchOptions(rounds=1))
     client.replay = Path("replays/match-host.lcnet")
@@ -320,6 +331,7 @@ def test_a_dispute_says_what_the_opponent_did_and_where_the_evidence_is() -> Non
     assert f"lcnet audit {client.replay}" in screen
 
 
+@pytest.mark.slow
 def test_a_lost_opponent_is_shown_with_what_to_do() -> None:
     client = ScriptedClient(options=MatchOptions(rounds=1))
     client.replay = Path("replays/match-host.lcnet")
@@ -342,6 +354,7 @@ def test_a_lost_opponent_is_shown_with_what_to_do() -> None:
     assert "disconnected" not in " ".join(seen["back"])
 
 
+@pytest.mark.slow
 def test_the_help_screen_opens_and_closes() -> None:
     client = local_client()
 
@@ -359,6 +372,7 @@ def test_the_help_screen_opens_and_closes() -> None:
     play(client, scenario)
 
 
+@pytest.mark.slow
 def test_a_long_message_wraps_between_words() -> None:
     client = local_client()
     words = [f"word{n}" for n in range(60)]  # far more than three rows of 80
@@ -378,6 +392,7 @@ def test_a_long_message_wraps_between_words() -> None:
     assert rows[-1].endswith("~"), "what does not fit is cut, and says so"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 def test_the_game_fits_an_80x24_terminal(suits: int) -> None:
     client = local_client(suits=suits)
@@ -397,6 +412,7 @@ def test_the_game_fits_an_80x24_terminal(suits: int) -> None:
     assert sum(1 for row in screen if re.fullmatch(r" +draw pile \d+", row)) == 1
 
 
+@pytest.mark.slow
 def test_no_color_turns_colours_off_and_keeps_the_suit_letters(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -419,6 +435,7 @@ def test_no_color_turns_colours_off_and_keeps_the_suit_letters(
     assert all(card in hand_row for card in seen["hand"])  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_client_that_gives_up_is_shown_with_how_to_resume() -> None:
     client = ScriptedClient(options=MatchOptions(rounds=1))
     client.replay = Path("replays/match-host.lcnet")
@@ -451,6 +468,7 @@ def test_before_the_deal_the_screen_waits_and_shows_the_players_key() -> None:
     assert "dealing..." in screen.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_h_shows_the_bots_hint_and_chooses_its_card() -> None:
     client = local_client()
     seen: dict[str, object] = {}
@@ -472,6 +490,7 @@ def test_h_shows_the_bots_hint_and_chooses_its_card() -> None:
     assert "hint: " in "\n".join(seen["screen"])  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_typed_hint_asks_the_bot_too() -> None:
     client = local_client()
 
@@ -484,6 +503,7 @@ def test_a_typed_hint_asks_the_bot_too() -> None:
     assert play(client, scenario) == ExitCode.UNFINISHED
 
 
+@pytest.mark.slow
 def test_no_hint_when_it_is_not_your_move() -> None:
     client = local_client()
 
@@ -499,6 +519,7 @@ def test_no_hint_when_it_is_not_your_move() -> None:
     assert play(client, scenario) == ExitCode.UNFINISHED
 
 
+@pytest.mark.slow
 def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
     # Esc waited for a longer key sequence (Meta-digit is the command line's
     # own binding), so it took 1-1.5 s and a digit typed right after it was
@@ -517,6 +538,7 @@ def test_esc_leaves_the_command_line_at_once_and_keeps_the_next_key() -> None:
     assert play(client, scenario) == ExitCode.UNFINISHED
 
 
+@pytest.mark.slow
 def test_the_card_line_says_start_when_there_is_no_expedition_yet() -> None:
     # It said "p: play on your red expedition" before there was one (issue 44,
     # point 15).
@@ -535,6 +557,7 @@ def test_the_card_line_says_start_when_there_is_no_expedition_yet() -> None:
     assert "p: start a " in seen["screen"] and "p: play on your" not in seen["screen"]
 
 
+@pytest.mark.slow
 def test_a_host_waiting_for_its_opponent_again_shows_where_it_listens() -> None:
     # A resumed host (or one whose opponent dropped) said where it listens
     # only on stderr, behind the full screen (issue 44, point 10).

@@ -141,6 +141,7 @@ def test_resign_ends_the_match() -> None:
     assert "you resigned: random bot wins" in out
 
 
+@pytest.mark.slow
 def test_a_whole_match_prints_round_results_and_the_final_result() -> None:
     client = local_client(rounds=2)
     code, out = run(client, ScriptInput(client, [], then=discard_first))
@@ -223,6 +224,7 @@ def test_a_card_not_in_hand_is_not_in_your_hand() -> None:
     assert "the player's hand" not in out
 
 
+@pytest.mark.slow
 def test_hint_prints_the_bots_suggestion_and_the_move_is_still_due() -> None:
     client = local_client()
     code, out = run(client, ScriptInput(client, ["hint", discard_first]))

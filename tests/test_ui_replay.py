@@ -67,6 +67,7 @@ def view(record: MatchRecord, scenario: Scenario, perspective: Perspective) -> i
     return asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_keys_step_through_the_match(record: MatchRecord) -> None:
     last = len(record.positions) - 1
     second_round = record.round_starts[1]
@@ -91,6 +92,7 @@ def test_keys_step_through_the_match(record: MatchRecord) -> None:
     assert view(record, scenario, Perspective.HOST) == 0
 
 
+@pytest.mark.slow
 def test_the_view_switches_between_seats_and_both_hands(record: MatchRecord) -> None:
     seen: dict[str, list[str]] = {}
 
@@ -118,6 +120,7 @@ def test_the_view_switches_between_seats_and_both_hands(record: MatchRecord) -> 
         assert (joiner_hand in screen) is shows_joiner, name
 
 
+@pytest.mark.slow
 def test_the_status_bar_gives_the_audit_verdict(record: MatchRecord) -> None:
     seen: dict[str, list[str]] = {}
 
@@ -165,6 +168,7 @@ def test_a_card_drawn_from_the_deck_is_secret_in_a_one_seat_view(record: MatchRe
     assert f"drew {drawn} from" in both_view
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 def test_every_step_fits_80_columns_and_24_rows(suits: int) -> None:
     record = replay.load(match_frames(rounds=1, suits=suits))
@@ -184,6 +188,7 @@ def test_every_step_fits_80_columns_and_24_rows(suits: int) -> None:
     view(record, scenario, Perspective.BOTH)
 
 
+@pytest.mark.slow
 def test_replay_text_prints_every_step_and_the_verdict(
     files: list[Path], record: MatchRecord, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -197,6 +202,7 @@ def test_replay_text_prints_every_step_and_the_verdict(
     assert out == text_lines(record, Perspective.BOTH)
 
 
+@pytest.mark.slow
 def test_replay_text_defaults_to_the_file_owners_seat(
     files: list[Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -230,6 +236,7 @@ def test_replay_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert "examples:" in out and "--text" in out and "--seat" in out
 
 
+@pytest.mark.slow
 def test_a_analyses_the_owners_turns_and_shows_each_verdict_under_the_board(
     record: MatchRecord,
 ) -> None:

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
@@ -86,6 +87,7 @@ def turn_or_end(ui: GameUI, turns_before: int) -> Callable[[], bool]:
 # ------------------------------------------------------------ terminal sizes
 
 
+@pytest.mark.slow
 def test_a_long_message_uses_a_wide_terminal_whole() -> None:
     seen: dict[str, list[str]] = {}
 
@@ -104,6 +106,7 @@ def test_a_long_message_uses_a_wide_terminal_whole() -> None:
     assert len(screen[-1]) > 100 and screen[-1].endswith("q quit")  # the status bar's full width
 
 
+@pytest.mark.slow
 def test_a_long_message_wraps_on_an_80_column_terminal() -> None:
     seen: dict[str, object] = {}
 
@@ -125,6 +128,7 @@ def test_a_long_message_wraps_on_an_80_column_terminal() -> None:
     assert "YOUR MOVE" in screen[-1]  # the status bar is still the last row
 
 
+@pytest.mark.slow
 def test_a_terminal_too_small_asks_for_the_size_and_the_board_comes_back_on_resize() -> None:
     output = SizedOutput(60, 15)
     seen: dict[str, list[str]] = {}
@@ -161,6 +165,7 @@ def test_a_terminal_one_row_short_gets_the_size_screen_too() -> None:
 # ------------------------------------------------------------ move history
 
 
+@pytest.mark.slow
 def test_the_move_history_lists_every_turn_of_the_round_in_order() -> None:
     seen: dict[str, object] = {}
 
@@ -190,6 +195,7 @@ def test_the_move_history_lists_every_turn_of_the_round_in_order() -> None:
     assert "every move of this round" in str(seen["help"])
 
 
+@pytest.mark.slow
 def test_a_long_history_scrolls_and_shows_the_latest_move_first() -> None:
     seen: dict[str, list[str] | list[int]] = {}
 
@@ -224,6 +230,7 @@ def test_a_long_history_scrolls_and_shows_the_latest_move_first() -> None:
 # ------------------------------------------------------------ hints and status
 
 
+@pytest.mark.slow
 def test_enter_with_a_card_chosen_says_to_press_p_or_d() -> None:
     async def scenario(ui: GameUI, keys: PipeInput) -> None:
         await my_move(ui)
@@ -237,6 +244,7 @@ def test_enter_with_a_card_chosen_says_to_press_p_or_d() -> None:
     play(local_client(), SizedOutput(80, 24), scenario)
 
 
+@pytest.mark.slow
 def test_the_status_bar_does_not_say_your_move_during_the_round_summary() -> None:
     seen: dict[str, list[str]] = {}
 
@@ -263,6 +271,7 @@ def test_the_status_bar_does_not_say_your_move_during_the_round_summary() -> Non
     assert "YOUR MOVE" in seen["board"][-1]
 
 
+@pytest.mark.slow
 def test_a_resumed_round_shows_the_last_moves_from_the_transcript() -> None:
     client = local_client()
 
@@ -306,6 +315,7 @@ def test_the_card_keys_in_the_help_the_play_command_and_the_code_agree() -> None
     assert seen["message"] == f"there is no card {HAND_SIZE + 1} in your hand"
 
 
+@pytest.mark.slow
 def test_at_80_columns_the_status_bar_never_cuts_the_state_the_keys_give_way() -> None:
     """Issue 44, point 15: "waiting for <a long name> to move..." was cut with ~."""
     keys = ["? help  m moves  : type  R resign  q quit ", "? help  m moves  R resign  q quit "]
@@ -332,6 +342,7 @@ def test_at_80_columns_the_status_bar_never_cuts_the_state_the_keys_give_way() -
     assert seen["draw"][-1] == " YOUR MOVE: choose where to draw from " + keys[0].rstrip()
 
 
+@pytest.mark.slow
 def test_a_resumed_round_tells_its_pile_draws_as_live_play_did() -> None:
     """Issue 44, point 15: after a resume, "took g2 from the green pile"
     became "took the top card from the green pile"."""

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Final
 
+import pytest
 import zmq.asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,6 +169,7 @@ def messages(draw: st.DrawFn) -> tuple[str, list[list[bytes]]]:
     return source, out
 
 
+@pytest.mark.slow
 @settings(max_examples=50)
 @given(messages())
 def test_the_watch_screen_never_shows_more_than_the_replay_of_the_same_frames(
@@ -180,6 +182,7 @@ def test_the_watch_screen_never_shows_more_than_the_replay_of_the_same_frames(
     check_against_replay(screen, spectator)
 
 
+@pytest.mark.slow
 def test_at_every_step_of_a_cheat_and_a_resignation_the_screen_is_the_replay_s() -> None:
     # Every step of a short match, and of a longer one from the end of its
     # first round to the cheat that stops it (a replay of each step costs
@@ -199,6 +202,7 @@ def test_at_every_step_of_a_cheat_and_a_resignation_the_screen_is_the_replay_s()
     assert "DISPUTE" in "\n".join(screen.lines)
 
 
+@pytest.mark.slow
 def test_a_finished_round_shows_both_hands_as_the_replay_does_and_not_before() -> None:
     frames = transcript("sample-complete-host.lcnet")
     record = replay.load(list(frames))
@@ -223,6 +227,7 @@ def test_a_finished_round_shows_both_hands_as_the_replay_does_and_not_before() -
     assert record.positions[end_of_round].hands_known
 
 
+@pytest.mark.slow
 def test_another_match_on_the_same_watch_gets_a_board_of_its_own() -> None:
     screen = watch_screen()
     earlier: frozenset[str] = frozenset()
@@ -278,6 +283,7 @@ def run_keys(frames: tuple[bytes, ...], press: str) -> tuple[list[list[str]], ob
     return seen, result
 
 
+@pytest.mark.slow
 def test_keys_i_m_and_q_on_a_screen_fed_frames() -> None:
     frames = transcript("sample-complete-host.lcnet")[:150]
     record = replay.load(list(frames))
@@ -296,6 +302,7 @@ def test_keys_i_m_and_q_on_a_screen_fed_frames() -> None:
     assert "move: " in board and "discards" in board
 
 
+@pytest.mark.slow
 def test_after_the_watch_the_board_stays_until_q_and_an_error_closes_it() -> None:
     async def main() -> None:
         with create_pipe_input() as keys:
@@ -333,6 +340,7 @@ def test_after_the_watch_the_board_stays_until_q_and_an_error_closes_it() -> Non
     asyncio.run(main())
 
 
+@pytest.mark.net
 def test_a_real_match_watched_on_the_screen_ends_on_the_replay_s_last_board(
     tmp_path: Path,
 ) -> None:

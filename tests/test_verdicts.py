@@ -68,6 +68,7 @@ def _bad_play_key(bad: bytes) -> Tamper:
     return rewrite
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", OUT_OF_RANGE.values(), ids=OUT_OF_RANGE.keys())
 @pytest.mark.parametrize(
     ("carrier", "message_type"),
@@ -112,6 +113,7 @@ def _sign(table: Table, seat: Seat, message: wire.Message, seq: int) -> wire.Fra
     return wire.make_frame(message, table.keys[seat], seq=seq, prev=prev, game=session.game_id)
 
 
+@pytest.mark.slow
 def test_a_resignation_for_the_other_players_slot_is_proof_not_a_win(tmp_path: Path) -> None:
     # Right after its own move, the host signs a resignation for the position
     # of the joiner's acknowledgement. A resignation comes from the player
@@ -149,6 +151,7 @@ def _host_dispute_of_the_joiner(
     return _sign(table, HOST, message, position), position
 
 
+@pytest.mark.slow
 def test_a_dispute_that_crossed_a_move_in_flight_is_judged_by_the_audit(tmp_path: Path) -> None:
     # The host disputes while the joiner's move is on its way: both frames
     # claim the same position. The joiner takes the dispute as the host's
@@ -169,6 +172,7 @@ def test_a_dispute_that_crossed_a_move_in_flight_is_judged_by_the_audit(tmp_path
     assert f"crossed frame {position} in flight" in verdict.dispute
 
 
+@pytest.mark.slow
 def test_a_dispute_for_a_position_the_peer_already_signed_is_equivocation(
     tmp_path: Path,
 ) -> None:
@@ -242,6 +246,7 @@ def handle_moves_with(monkeypatch: pytest.MonkeyPatch, handler: Any) -> None:
     monkeypatch.setattr(transcript, "TABLE", MappingProxyType(table))
 
 
+@pytest.mark.net
 def test_a_networked_peer_stops_on_its_own_fault_and_keeps_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -408,6 +413,7 @@ def test_another_first_frame_is_another_game_and_proves_nothing(tmp_path: Path) 
     assert any(isinstance(e, FrameDropped) for e in step.events)
 
 
+@pytest.mark.slow
 def test_a_crossed_dispute_that_exposes_its_accuser_shows_the_dispute_as_evidence(
     tmp_path: Path,
 ) -> None:
@@ -429,6 +435,7 @@ def _raws(session: Session) -> list[bytes]:
     return [frame.raw for frame in session.chain]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host_frame", ["move", "resign"])
 def test_planted_evidence_never_convicts_the_honest_player(tmp_path: Path, host_frame: str) -> None:
     # The joiner receives the host's frame for position q, then signs a
@@ -495,6 +502,7 @@ def _newer_table(tmp_path: Path, tamper: Tamper | None = None) -> Table:
     return table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lies", [False, True], ids=["honest", "lying result"])
 def test_each_signer_s_announced_version_governs_its_own_frames(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lies: bool
@@ -523,6 +531,7 @@ def test_each_signer_s_announced_version_governs_its_own_frames(
     assert table.host.chain[2].unknown == frozenset({"note"})
 
 
+@pytest.mark.slow
 def test_a_field_from_a_signer_that_announced_1_0_proves_nothing(tmp_path: Path) -> None:
     table = Table(tmp_path, seed=5)
     table.run()

@@ -81,6 +81,7 @@ async def _stalled_spectator(ctx: zmq.asyncio.Context, port: int) -> zmq.asyncio
     return sock
 
 
+@pytest.mark.net
 def test_spectators_from_the_start_and_mid_round_hold_the_players_frames(
     tmp_path: Path,
 ) -> None:
@@ -152,6 +153,7 @@ def test_spectators_from_the_start_and_mid_round_hold_the_players_frames(
     assert late_lines[-1] == early_lines[-1]
 
 
+@pytest.mark.net
 def test_a_cheat_is_shown_to_the_spectator_with_the_audit_s_verdict(tmp_path: Path) -> None:
     def illegal(c: Cheater, m: wire.Message) -> wire.Message | None:
         if not isinstance(m, wire.MoveMsg):
@@ -208,6 +210,7 @@ def test_a_cheat_is_shown_to_the_spectator_with_the_audit_s_verdict(tmp_path: Pa
     assert any(line.startswith("DISPUTE") and "joiner" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_the_spectator_s_board_never_shows_more_than_the_replay_of_the_same_frames(
     tmp_path: Path,
 ) -> None:
@@ -273,6 +276,7 @@ def test_the_host_s_answers_to_a_watch(tmp_path: Path) -> None:
     assert audience.request(b"b", watch_frame(key), session, 1.0) == full_reason(1)
 
 
+@pytest.mark.net
 def test_watching_an_address_where_nothing_listens_says_so_at_once(
     refused_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -297,6 +301,7 @@ def test_a_resignation_is_told_to_the_spectator(tmp_path: Path) -> None:
     assert lines[-1] == "the match is over: Ada 0, Ben 0: Ben wins, Ada resigned"
 
 
+@pytest.mark.slow
 def test_with_the_board_each_move_is_told_once(tmp_path: Path) -> None:
     from tests.test_history import ADA, BEN, play_match
 
@@ -317,6 +322,7 @@ def test_with_the_board_each_move_is_told_once(tmp_path: Path) -> None:
     assert len(moves) == len(set(moves)) >= 40  # one board a move, each move once
 
 
+@pytest.mark.net
 def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it(
     tmp_path: Path,
 ) -> None:
@@ -381,6 +387,7 @@ def test_a_spectator_catches_up_across_a_host_restart_and_another_joins_after_it
     assert silent and again and silent[0] < again[0], before
 
 
+@pytest.mark.net
 def test_a_spectator_that_comes_with_the_joiner_sees_a_fast_match_to_its_end(
     tmp_path: Path,
 ) -> None:

@@ -92,6 +92,7 @@ def _run(
     return asyncio.run(_watch(tmp_path, scenario, timeout=timeout, **kw))  # type: ignore[arg-type]
 
 
+@pytest.mark.net
 def test_a_first_message_that_begins_with_evidence_is_taken(tmp_path: Path) -> None:
     """The host's answer after a joiner equivocated begins with the evidence
     frame, as §6.6 prescribes: the spectator holds it and proves the equivocation."""
@@ -106,6 +107,7 @@ def test_a_first_message_that_begins_with_evidence_is_taken(tmp_path: Path) -> N
     assert all(line.isprintable() for line in lines)
 
 
+@pytest.mark.net
 def test_a_frame_that_fails_its_check_is_reported_at_once_and_ends_the_watch(
     tmp_path: Path,
 ) -> None:
@@ -125,6 +127,7 @@ def test_a_frame_that_fails_its_check_is_reported_at_once_and_ends_the_watch(
     assert audit.audit_file(watched.path).summary == verdict.summary
 
 
+@pytest.mark.net
 def test_a_host_that_claims_frames_it_never_sends_is_left_after_the_timeout(
     tmp_path: Path,
 ) -> None:
@@ -137,6 +140,7 @@ def test_a_host_that_claims_frames_it_never_sends_is_left_after_the_timeout(
     assert watched.verdict.frames == scenario.cut
 
 
+@pytest.mark.net
 def test_re_asking_is_paced_against_a_host_that_keeps_claiming_more(tmp_path: Path) -> None:
     scenario = Claims(play(4), random.Random(4))
 
@@ -152,6 +156,7 @@ def test_re_asking_is_paced_against_a_host_that_keeps_claiming_more(tmp_path: Pa
     assert asks <= len(scenario.match.frames[: scenario.cut]) // 64 + 2 + 3 * 2 + 4
 
 
+@pytest.mark.net
 def test_junk_evidence_signed_by_random_keys_is_not_kept(tmp_path: Path) -> None:
     match = play(5)
     watched, _ = _run(tmp_path, JunkEvidence(match, random.Random(5)), timeout=30)
@@ -162,6 +167,7 @@ def test_junk_evidence_signed_by_random_keys_is_not_kept(tmp_path: Path) -> None
     assert contents.evidence == []
 
 
+@pytest.mark.net
 def test_evidence_is_kept_only_as_far_as_it_can_prove_something(tmp_path: Path) -> None:
     """The host signs evidence against itself about every position: a few
     records per position and per match prove it, and no more are kept."""
@@ -194,6 +200,7 @@ def _fingerprints(match: Match) -> dict[Seat, str]:
     return keys
 
 
+@pytest.mark.net
 def test_the_spectator_shows_who_plays_with_their_fingerprints_and_what_it_knows(
     tmp_path: Path,
 ) -> None:
@@ -219,6 +226,7 @@ def test_the_spectator_shows_who_plays_with_their_fingerprints_and_what_it_knows
     assert lines.index(host_line) < first_move
 
 
+@pytest.mark.net
 def test_i_and_enter_shows_who_plays_again(tmp_path: Path) -> None:
     """Typed once the players are known (the host then stalls, so the watch
     is still on when the line is read)."""
@@ -247,6 +255,7 @@ def test_i_and_enter_shows_who_plays_again(tmp_path: Path) -> None:
     assert sum(prints[Seat.JOINER] in line for line in lines) >= 2, lines
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("kind", SCENARIOS, ids=lambda kind: kind.name)
 def test_no_hostile_host_crashes_hangs_or_fools_the_spectator(
     kind: type[Scenario], tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -340,6 +349,7 @@ def test_the_help_s_default_timeout_is_the_spectator_s() -> None:
     assert cli_watch.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
 
 
+@pytest.mark.net
 def test_lcnet_watch_ends_with_the_status_of_its_verdict_and_escapes_what_it_prints(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -376,6 +386,7 @@ def test_watch_help_lists_every_exit_status_it_ends_with(
         assert f"\n  {int(code)}  " in listed, code
 
 
+@pytest.mark.slow
 def test_a_match_longer_than_lcnet_keeps_ends_the_watch_incomplete() -> None:
     """Players who never end a round (drawing from the discards for ever) make
     progress for ever: the spectator keeps no more than lcnet's readers read."""

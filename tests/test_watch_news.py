@@ -60,6 +60,7 @@ async def _line(lines: list[str], needle: str) -> str:
             await asyncio.sleep(0.02)
 
 
+@pytest.mark.net
 def test_the_spectator_sees_the_players_lines_and_the_host_losing_its_opponent(
     tmp_path: Path,
 ) -> None:
@@ -116,6 +117,7 @@ def test_the_spectator_sees_the_players_lines_and_the_host_losing_its_opponent(
     assert sum("says: thanks!" in line for line in lines) == 1
 
 
+@pytest.mark.net
 def test_spectators_hear_of_a_killed_joiner_long_before_the_peer_timeout(
     tmp_path: Path,
 ) -> None:
@@ -166,6 +168,7 @@ def test_spectators_hear_of_a_killed_joiner_long_before_the_peer_timeout(
     assert sum("hears nothing from Kim" in line for line in lines) == 1
 
 
+@pytest.mark.net
 def test_a_spectator_follows_the_players_into_their_rematch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -273,6 +276,7 @@ def test_a_spectator_shows_only_what_a_player_signed_for_this_match(tmp_path: Pa
     table.close()
 
 
+@pytest.mark.slow
 def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
     tmp_path: Path,
 ) -> None:

@@ -105,6 +105,7 @@ async def join_typed(directory: Path, port: int) -> asyncio.subprocess.Process:
 # ------------------------------------------------------------ fingerprints
 
 
+@pytest.mark.slow
 def test_the_waiting_screen_shows_both_players_and_i_shows_the_fingerprints() -> None:
     client = local_client()
     seen: dict[str, list[str]] = {}
@@ -174,6 +175,7 @@ async def impostor_host(tmp_path: Path) -> tuple[asyncio.subprocess.Process, int
     return proc, port, fake.fingerprint
 
 
+@pytest.mark.net
 def test_an_impostor_host_stops_the_full_screen_on_a_warning_and_nothing_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,6 +214,7 @@ def test_an_impostor_host_stops_the_full_screen_on_a_warning_and_nothing_is_kept
     assert files(tmp_path / "impostor" / "replays") == [], "no file for a match never started"
 
 
+@pytest.mark.slow
 def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) -> None:
     alice = tmp_path / "alice"
     remember(alice / "home", "Bob", OLD_BOB)
@@ -240,6 +243,7 @@ def test_an_impostor_host_in_line_mode_gets_the_same_one_reason(tmp_path: Path) 
     assert files(alice / "r") == [] and files(tmp_path / "impostor" / "replays") == []
 
 
+@pytest.mark.slow
 def test_a_look_alike_of_a_known_name_is_played_with_a_caution_beside_its_name(
     tmp_path: Path,
 ) -> None:
@@ -275,6 +279,7 @@ def test_a_new_name_like_no_known_one_gets_no_caution(tmp_path: Path) -> None:
     assert "looks like 'Bob'" in (check(Seat.HOST, "Bоb", other) or "")
 
 
+@pytest.mark.slow
 def test_accepting_the_new_key_explicitly_plays_and_remembers_it(tmp_path: Path) -> None:
     alice = tmp_path / "alice"
     remember(alice / "home", "Bob", OLD_BOB)
@@ -308,6 +313,7 @@ def test_accepting_the_new_key_explicitly_plays_and_remembers_it(tmp_path: Path)
     assert identity.fingerprint(identity.known_peers(alice / "home")["Bob"]) == fake
 
 
+@pytest.mark.net
 def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -399,6 +405,7 @@ async def busy_host(tmp_path: Path, ctx: zmq.asyncio.Context) -> tuple[LocalPeer
     return host, joiner, port
 
 
+@pytest.mark.net
 def test_a_busy_host_is_shown_in_the_full_screen_and_exits_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -432,6 +439,7 @@ def test_a_busy_host_is_shown_in_the_full_screen_and_exits_refused(
     assert files(me / "r") == []
 
 
+@pytest.mark.net
 def test_a_refusal_in_line_mode_has_one_reason_and_its_exit_code(tmp_path: Path) -> None:
     me = tmp_path / "me"
 
@@ -497,6 +505,7 @@ def test_host_s_help_lists_only_the_statuses_a_host_ends_with() -> None:
 # ------------------------------------------------------------ resume errors
 
 
+@pytest.mark.slow
 def test_resume_errors_speak_plainly_and_never_name_the_bots_key_yours(tmp_path: Path) -> None:
     async def run(args: list[str], home: Path, typed: bytes = b"quit\n") -> tuple[int, str, str]:
         proc = await spawn([*args, *TIMING_ARGS], home, tmp_path, typed=True)
@@ -531,6 +540,7 @@ def test_resume_errors_speak_plainly_and_never_name_the_bots_key_yours(tmp_path:
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_resume_with_another_identity_names_both_keys(tmp_path: Path) -> None:
     async def main() -> None:
         home = tmp_path / "home"

@@ -256,6 +256,7 @@ def test_the_largest_frame_fits_the_limit() -> None:
     assert len(frame.raw) < wire.MAX_FRAME_BYTES
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.binary(max_size=600))
 def test_random_bytes_never_raise_anything_but_malformed(data: bytes) -> None:
@@ -263,6 +264,7 @@ def test_random_bytes_never_raise_anything_but_malformed(data: bytes) -> None:
         wire.decode_frame(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=0, max_value=255))
 def test_corrupted_frames_never_raise_anything_but_malformed(index: int, value: int) -> None:
