@@ -5,7 +5,7 @@
 Makes N answers as strangers on a LAN would give them (random names, keys,
 fingerprints and TXT fields, control characters, oversize values, copies of
 another game's instance name, DNS messages with bytes changed on the way:
-the generator of tests/test_forged_announcements.py), sends each through
+the generator of tests/net/test_forged_announcements.py), sends each through
 zeroconf's encoder and decoder and the search's reading of it, and checks
 each game found the way the test does:
 no crash, every listing line printable and bounded, every forgery (and only
@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_forged_announcements import check, own_label, random_answer  # noqa: E402
+from tests.net.test_forged_announcements import check, own_label, random_answer  # noqa: E402
 
 
 def main() -> int:

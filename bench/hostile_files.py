@@ -4,7 +4,7 @@
                                   [--jobs J] [--seed S] [--churn SECONDS]
 
 Makes N folders (folder i from seed S + i) of E hostile entries each, of
-kinds drawn at random from tests/test_hostile_files.py's generator (FIFOs,
+kinds drawn at random from tests/store/test_hostile_files.py's generator (FIFOs,
 sockets, directories, links to /dev/zero, /dev/null, nothing, themselves,
 sparse 4 GiB files, real replays cut, torn and bit-flipped, well-framed files
 with control characters in every unsigned header field and in notes, file

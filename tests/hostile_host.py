@@ -16,7 +16,7 @@ with the real encoder (:func:`lcnet.protocol.wire.make_frame`).
 them: it never crashes, ends within its timeout plus a bound with a
 verdict, keeps a bounded file, never calls an honest player a cheater, and
 shows no control character. The tests run a few seeded scenarios
-(tests/test_watch_hostile.py); ``bench/hostile_host.py`` runs many.
+(tests/watch/test_watch_hostile.py); ``bench/hostile_host.py`` runs many.
 """
 
 from __future__ import annotations

@@ -590,7 +590,7 @@ async def against_host(
         code, _, said = await finish(host)
         said += f"\n(the honest joiner: {joined}) " + joiner_said[-200:]
         if joined == 0 and code == 0:
-            from tests.test_net import assert_valid_pair
+            from tests.net.test_net import assert_valid_pair
 
             with contextlib.suppress(AssertionError, ValueError):
                 assert_valid_pair(replay_file(directory / "h"), replay_file(directory / "j"))

@@ -44,7 +44,7 @@ def common_options(sock: zmq.asyncio.Socket) -> None:
     failed meanwhile (``Assertion failed: !_io_error``, stream_engine_base.cpp:
     the timer writes a PING without checking the error). Any stranger makes
     that happen: 30 connections that each send 2,000 messages and close without
-    reading killed a host within a second, every time (tests/test_stranger_socket.py).
+    reading killed a host within a second, every time (tests/net/test_stranger_socket.py).
     Liveness is the protocol's own ``ping``/``pong``, and a joiner whose host
     falls silent dials again (:mod:`lcnet.link.liveness`).
     """
