@@ -44,10 +44,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 try:
-    from tests import test_hostile_files as hostile
+    from tests.store import test_hostile_files as hostile
 except ImportError:  # run as a script from anywhere: the checkout's tests package
     sys.path.append(str(Path(__file__).resolve().parent.parent))
-    from tests import test_hostile_files as hostile
+    from tests.store import test_hostile_files as hostile
 
 GROWTH_CAP = 48 << 20
 """The growing file is cut back to its start when it passes this (it lives in

@@ -46,7 +46,8 @@ import zmq.asyncio
 
 from lcnet.bots import make_bot
 from lcnet.game.seat import Seat
-from lcnet.net.peer import NetPeer, Timing
+from lcnet.link.liveness import Timing
+from lcnet.net.peer import NetPeer
 from lcnet.net.sockets import connect_joiner
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions, Step, TurnPlayed

@@ -54,7 +54,8 @@ from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions, Step
 from lcnet.protocol.observer import Observer
 from lcnet.protocol.phases import Phase
-from lcnet.protocol.session import FrameHeader, Session
+from lcnet.protocol.session import Session
+from lcnet.protocol.transcript import FrameHeader
 from lcnet.run import localmatch
 from lcnet.store.replayfile import ReplayHeader
 from lcnet.store.writer import write_replay

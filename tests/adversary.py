@@ -55,11 +55,13 @@ from lcnet.deck import hashing
 from lcnet.deck.deckcheck import PlayerDeck, RoundTrack
 from lcnet.deck.group import GROUP_ORDER
 from lcnet.deck.rounddeal import RoundDeal
+from lcnet.errors import SessionFailed
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
 from lcnet.protocol import wire
 from lcnet.protocol.events import DisputeInfo, MatchOptions, Step
-from lcnet.protocol.session import FrameHeader, Session, SessionFailed
+from lcnet.protocol.session import Session
+from lcnet.protocol.transcript import FrameHeader
 from lcnet.store.replayfile import (
     MAGIC,
     RecordKind,

@@ -21,7 +21,8 @@ from lcnet.bots.uniform import RandomBot
 from lcnet.game.seat import Seat
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions, Step
-from lcnet.protocol.session import FrameHeader, Session
+from lcnet.protocol.session import Session
+from lcnet.protocol.transcript import FrameHeader
 from lcnet.store.replayfile import ReplayHeader
 from lcnet.store.writer import ReplayWriter
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -108,13 +109,18 @@ def pytest_terminal_summary(
     # Kept to look into, but on disk: memory is not for what a failed run leaves.
     kept = tempfile.mkdtemp(prefix="lcnet-tests-failed-")
     try:
-        shutil.copytree(base, kept, dirs_exist_ok=True, symlinks=True)
-    except OSError as exc:
-        terminalreporter.write_line(f"the temporary files of this run are lost: {exc}")
-    else:
-        terminalreporter.write_line(f"the temporary files of this run are kept in {kept}")
+        shutil.copytree(base, kept, dirs_exist_ok=True, symlinks=True, copy_function=_copy_file)
+    except shutil.Error as exc:  # some files could not be read; the rest is there
+        terminalreporter.write_line(f"({len(exc.args[0])} temporary files could not be copied)")
     finally:
         shutil.rmtree(base, ignore_errors=True)
+    terminalreporter.write_line(f"the temporary files of this run are kept in {kept}")
+
+
+def _copy_file(source: str, target: str) -> None:
+    """Copy a regular file; the tests' FIFOs and sockets (hostile folders) are skipped."""
+    if stat.S_ISREG(os.lstat(source).st_mode):
+        shutil.copy2(source, target)
 
 
 @pytest.fixture(autouse=True)

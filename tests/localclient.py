@@ -16,10 +16,11 @@ from lcnet.errors import LocalProtocolError
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
 from lcnet.link import chat, rematch
-from lcnet.protocol.client import MatchState, Status, Update
+from lcnet.protocol.client import MatchState, Update
 from lcnet.protocol.events import MatchOptions, Offer, Said, Step
 from lcnet.protocol.session import Session
 from lcnet.protocol.snapshot import state_of
+from lcnet.protocol.status import Status
 from lcnet.run.localmatch import Peer, new_peers
 
 

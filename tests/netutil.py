@@ -24,11 +24,12 @@ import zmq.asyncio
 
 from lcnet.bots import make_bot
 from lcnet.game.seat import Seat
-from lcnet.net.peer import NetPeer, Timing
+from lcnet.link.liveness import Timing
+from lcnet.net.peer import NetPeer
 from lcnet.net.sockets import bind_host, connect_joiner
-from lcnet.protocol.client import Status
 from lcnet.protocol.events import MatchOptions, Step
 from lcnet.protocol.session import Session
+from lcnet.protocol.status import Status
 from lcnet.run.netmatch import read_ready_port
 from lcnet.store.replayfile import ReplayHeader, read_replay
 from lcnet.store.writer import ReplayWriter

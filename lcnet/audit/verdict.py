@@ -12,12 +12,12 @@ commitments, passes, keys, reveals and the result. The verdict is one of:
 * **damaged**: bad bytes in the middle of the file, with intact records
   after them (not a torn tail: a crash only tears the end). The verdict of
   the intact prefix is given for information. With the other player's file,
-  :func:`repair` fills the gap from it and the merged transcript is judged.
+  :func:`lcnet.audit.repair.repair` fills the gap from it and the merged transcript is judged.
 
 Evidence records (frames the peer signed that were not accepted into the
 chain) are checked too: a second frame signed by the same player for the
 same position is proof of equivocation. With two files of the same match,
-:func:`compare` finds where they diverge and whether a signer equivocated.
+:func:`lcnet.audit.compare.compare` finds where they diverge and whether a signer equivocated.
 """
 
 from __future__ import annotations

@@ -13,10 +13,8 @@ from lcnet.bots import bot_choices
 from lcnet.cli import _checks as checks
 from lcnet.errors import ExitCode, UsageError, UserError
 from lcnet.link.audience import DEFAULT_SPECTATORS, MAX_SPECTATORS
+from lcnet.link.liveness import Timing
 from lcnet.link.rematch import MAX_REMATCHES
-from lcnet.net.peer import (
-    Timing,
-)
 from lcnet.protocol.client import MatchClient, Update
 from lcnet.run.netmatch import DEFAULT_REPLAYS, Player
 from lcnet.store import identity

@@ -17,8 +17,7 @@ from lcnet.cli._netargs import (
     player_from,
     print_listening,
 )
-from lcnet.net.addresses import EVERY_ADDRESS
-from lcnet.net.peer import DEFAULT_PORT
+from lcnet.net.addresses import DEFAULT_PORT, EVERY_ADDRESS
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.wire import MAX_ROUNDS
 from lcnet.run.netmatch import host_match, player_identity

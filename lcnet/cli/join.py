@@ -9,8 +9,7 @@ import sys
 from lcnet.cli import _checks as checks
 from lcnet.cli._netargs import JOIN, add_player_arguments, exit_statuses, player_from
 from lcnet.errors import UsageError
-from lcnet.net.addresses import format_address, parse_address
-from lcnet.net.peer import DEFAULT_PORT
+from lcnet.net.addresses import DEFAULT_PORT, format_address, parse_address
 from lcnet.run.netmatch import join_match, player_identity
 
 DESCRIPTION = """\

@@ -126,7 +126,7 @@ def main(args: argparse.Namespace) -> int:
     checks.whole("--jobs", args.jobs, 1, MAX_JOBS)
     if args.replays is not None:
         checks.replays(args.replays)
-        from lcnet.run.netmatch import check_replays_dir  # (netplay brings zmq: only here)
+        from lcnet.run.netmatch import check_replays_dir  # (netmatch brings zmq: only here)
 
         check_replays_dir(args.replays)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)

@@ -66,7 +66,7 @@ MAX_UNACKED: Final = 256
 PROOF_TIME: Final = 3.0
 """Seconds a connection's first ``watch`` is remembered without a second one.
 A spectator that reads asks again about a second after the host's answer
-(lcnet.watch.peer.ASK_INTERVAL), since the answer is followed by silence: a
+(lcnet.watch.spectator.ASK_INTERVAL), since the answer is followed by silence: a
 trial is never sent frames as they are written."""
 
 MAX_TRIALS: Final = 4 * MAX_SPECTATORS

@@ -52,9 +52,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lcnet import __version__
 from lcnet.deck import hashing
-from lcnet.errors import ExitCode, UserError
+from lcnet.errors import ExitCode, NetError, UserError
 from lcnet.game.seat import Seat
-from lcnet.net.peer import NetError, PeerCheck
+from lcnet.net.peer import PeerCheck
 from lcnet.protocol import wire
 from lcnet.store import identity, names
 

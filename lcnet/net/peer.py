@@ -39,32 +39,23 @@ from zmq.utils.monitor import recv_monitor_message
 from lcnet.deck import hashing
 from lcnet.errors import (
     UNREACHABLE_TEXT,
+    IncompatiblePeer,
+    LocalFailure,
     LocalProtocolError,
+    Refused,
     SessionFailed,
+    Unreachable,
     UserError,
     rematch_unanswered,
 )
-from lcnet.errors import IncompatiblePeer as IncompatiblePeer
-from lcnet.errors import LocalFailure as LocalFailure
-from lcnet.errors import NetError as NetError
-from lcnet.errors import Refused as Refused
-from lcnet.errors import Unreachable as Unreachable
 from lcnet.game.engine import Turn
 from lcnet.game.seat import Seat
-from lcnet.link import admission, chat, rematch
-from lcnet.link import liveness as link
-from lcnet.link.admission import BUSY_REASON as BUSY_REASON  # re-exported: where it always was
+from lcnet.link import admission, chat, liveness, rematch
 from lcnet.link.audience import DEFAULT_SPECTATORS, NO_GAME, SPECTATOR_GRACE, Audience
-from lcnet.link.liveness import REDIAL_GRACE as REDIAL_GRACE  # re-exported: where they always were
-from lcnet.link.liveness import RESEND_INTERVAL as RESEND_INTERVAL
-from lcnet.link.liveness import SYNC_MIN_INTERVAL as SYNC_MIN_INTERVAL
-from lcnet.link.liveness import Link, Snapshot
-from lcnet.link.liveness import Timing as Timing
-from lcnet.net.addresses import DEFAULT_PORT as DEFAULT_PORT  # re-exported: where it always was
-from lcnet.net.addresses import parse_address as parse_address
+from lcnet.link.liveness import Link, Snapshot, Timing
 from lcnet.net.sockets import CLOSE_LINGER_MS
 from lcnet.protocol import wire
-from lcnet.protocol.client import MatchState, Status, Update
+from lcnet.protocol.client import MatchState, Update
 from lcnet.protocol.events import (
     ControlReceived,
     DisputeRaised,
@@ -78,7 +69,8 @@ from lcnet.protocol.events import (
 )
 from lcnet.protocol.session import Session
 from lcnet.protocol.snapshot import state_of
-from lcnet.store.identity import KeyChanged as KeyChanged
+from lcnet.protocol.status import Status
+from lcnet.store.identity import KeyChanged
 from lcnet.store.writer import MatchFile, ReplayWriter
 
 DEFAULT_TIMING: Final = Timing()
@@ -96,17 +88,16 @@ PeerCheck = Callable[[Seat, str, bytes], str | None]
 """Checks a peer's name and key when it first shows them: raises to refuse the
 peer, or returns a caution to show with its name (a look-alike of a known
 name), or ``None``."""
-"""Called with the peer's seat, name and key before the match goes on; raises
-:class:`UserError` to refuse the peer (e.g. a changed key)."""
 
 
 class NetPeer:
     """One side of a networked match: a session, its replay file and a socket.
 
     Resending is bounded (:mod:`lcnet.link.liveness`): each transcript frame is resent
-    at most once per :data:`RESEND_INTERVAL`, however often a ``sync`` asks.
+    at most once per :data:`lcnet.link.liveness.RESEND_INTERVAL`, however often a ``sync`` asks.
     The joiner dials again itself when ZeroMQ cut its connection for a
-    message above :data:`MAX_MESSAGE_BYTES` (:data:`REDIAL_GRACE`), counting
+    message above :data:`lcnet.net.sockets.MAX_MESSAGE_BYTES`
+    (:data:`lcnet.link.liveness.REDIAL_GRACE`), counting
     it in :attr:`dropped`. A host turns away every peer but its opponent with
     a ``busy`` frame that says why (:func:`lcnet.link.admission.admit`), and lets
     spectators watch (:mod:`lcnet.link.audience`).
@@ -147,7 +138,7 @@ class NetPeer:
         self._link = Link(self._seat, timing, clock(), role=self._role)
         """Every decision that depends on time (see :mod:`lcnet.link.liveness`)."""
         self._line: _JoinerLine | None = None
-        """For a joiner: its connection's events, and the redial (:class:`link.Redial`)."""
+        """For a joiner: its connection's events, and the redial (:class:`liveness.Redial`)."""
         self._failure: UserError | None = None
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
@@ -489,46 +480,46 @@ class NetPeer:
 
     # -- the link
 
-    def _apply(self, actions: list[link.Action]) -> None:
+    def _apply(self, actions: list[liveness.Action]) -> None:
         """Carry out what the link decided, in order."""
         for action in actions:
-            if self._failure is not None and not isinstance(action, link.StatusChanged):
+            if self._failure is not None and not isinstance(action, liveness.StatusChanged):
                 return  # stopped: nothing more is sent or signed
             match action:
-                case link.SendSync():
+                case liveness.SendSync():
                     self._send_sync()
-                case link.SendPing(n=n):
+                case liveness.SendPing(n=n):
                     self._send(self._session.control(wire.Ping(n=n)).raw)
-                case link.ResendLastOwn():
+                case liveness.ResendLastOwn():
                     self._resend_last_own()
-                case link.Resend(indexes=indexes):
+                case liveness.Resend(indexes=indexes):
                     chain, own = self._session.chain, self._session.keys[self._seat]
                     for index in indexes:
                         if chain[index].signed_by(own):
                             self._send(chain[index].raw)
-                case link.StatusChanged(status=status):
+                case liveness.StatusChanged(status=status):
                     self._audience.status(status, self._session.control, self._clock())
                     self._post(Update(status=status))
-                case link.Notice(text=text):
+                case liveness.Notice(text=text):
                     self._notice(text)
-                case link.Resign():
+                case liveness.Resign():
                     self._commit(self._session.resign())
-                case link.Begin():
+                case liveness.Begin():
                     self._commit(self._session.start())
-                case link.PeerCaughtUp():
+                case liveness.PeerCaughtUp():
                     self._peer_done.set()
-                case link.Redial(silent=silent):
+                case liveness.Redial(silent=silent):
                     self._redial(silent=silent)
-                case link.ConnectTimedOut() if self._role is Seat.HOST:
+                case liveness.ConnectTimedOut() if self._role is Seat.HOST:
                     # A rematch's joiner binds the socket: no address to check.
                     self._fail(Refused(rematch_unanswered(self._timing.connect_timeout)))
-                case link.ConnectTimedOut():
+                case liveness.ConnectTimedOut():
                     self._fail(Unreachable(UNREACHABLE_TEXT))
-                case link.OpponentGone():
+                case liveness.OpponentGone():
                     self._talk.gone()
-                case link.OpponentQuiet(quiet=quiet):
+                case liveness.OpponentQuiet(quiet=quiet):
                     self._audience.opponent(not quiet, self._session.control, self._clock())
-                case link.AbandonOpening():
+                case liveness.AbandonOpening():
                     self._abandon_opening()
 
     def _abandon_opening(self) -> None:
@@ -579,7 +570,7 @@ class NetPeer:
         if self._line is not None and self._line.redial() and not silent:
             # The message that cost the connection is lost like any other that does not decode.
             self.dropped += 1
-            self._notice(link.REDIAL_NOTICE)
+            self._notice(liveness.REDIAL_NOTICE)
 
     # -- status
 

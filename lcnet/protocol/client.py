@@ -26,7 +26,7 @@ from lcnet.errors import LcnetError
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
 from lcnet.protocol.events import DisputeInfo, Event, MatchOptions, Offer
-from lcnet.protocol.status import Status as Status  # where it always was
+from lcnet.protocol.status import Status
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ import nacl.signing
 from lcnet.deck import hashing, rounddeal
 from lcnet.deck.deckcheck import PlayerDeck, RoundTrack
 from lcnet.errors import LocalProtocolError, ProtocolError, Violation
-from lcnet.errors import SessionFailed as SessionFailed  # re-exported: where it always was
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
 from lcnet.protocol import evidence, wire
@@ -40,8 +39,7 @@ from lcnet.protocol.events import (
     Step,
 )
 from lcnet.protocol.phases import Phase
-from lcnet.protocol.transcript import FrameHeader as FrameHeader  # re-exported for modified clients
-from lcnet.protocol.transcript import Transcript
+from lcnet.protocol.transcript import FrameHeader, Transcript
 from lcnet.protocol.transitions import TABLE, turn_of
 
 # Messages that need a decision of the local player; every other one of this

@@ -1,7 +1,7 @@
 """What the user is told of the connection and the match: :class:`Status`.
 
 A leaf module: the link (:mod:`lcnet.link.liveness`) decides the status without the
-session, and the front ends show it (:mod:`lcnet.protocol.client` re-exports it).
+session, and the front ends show it.
 """
 
 from __future__ import annotations

@@ -27,19 +27,21 @@ import zmq.asyncio
 from lcnet import __version__
 from lcnet.bots import make_bot
 from lcnet.deck import deal, hashing
-from lcnet.errors import ExitCode, LocalProtocolError, UserError
+from lcnet.errors import ExitCode, LocalProtocolError, Refused, UserError
 from lcnet.game.seat import Seat
 from lcnet.invocation import command
 from lcnet.link import rematch
 from lcnet.link.audience import DEFAULT_SPECTATORS
+from lcnet.link.liveness import Timing
 from lcnet.net import discovery
 from lcnet.net.addresses import EVERY_ADDRESS, join_addresses, probe_listener
-from lcnet.net.peer import NetPeer, Refused, Timing
+from lcnet.net.peer import NetPeer
 from lcnet.net.sockets import CLOSE_LINGER_MS, bind_host, bound_host, connect_joiner
 from lcnet.protocol import wire
-from lcnet.protocol.client import MatchClient, Status, Update
+from lcnet.protocol.client import MatchClient, Update
 from lcnet.protocol.events import DisputeRaised, MatchEnded, MatchOptions
 from lcnet.protocol.session import Session
+from lcnet.protocol.status import Status
 from lcnet.store import identity
 from lcnet.store.replayfile import ReplayContents, ReplayHeader
 from lcnet.store.writer import ReplayWriter, delete_secret, read_secret, write_secret

@@ -31,10 +31,7 @@ from lcnet.game.engine import DEFAULT_ROUNDS, Match, Round, Turn, View
 from lcnet.game.seat import Seat
 from lcnet.protocol.events import MatchOptions
 from lcnet.run import localmatch
-from lcnet.run.stats import MeanInterval as MeanInterval  # where they always were
-from lcnet.run.stats import mean_interval as mean_interval
-from lcnet.run.stats import t_quantile_975 as t_quantile_975
-from lcnet.run.stats import wilson_interval as wilson_interval
+from lcnet.run.stats import MeanInterval, mean_interval, wilson_interval
 
 MAX_TURNS_PER_ROUND: Final = 1000
 """Safety cap on turns per round in bot-vs-bot play.

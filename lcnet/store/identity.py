@@ -35,8 +35,7 @@ from typing import Final
 from nacl.exceptions import BadSignatureError, CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
-from lcnet.deck.hashing import FINGERPRINT_GROUP
-from lcnet.deck.hashing import fingerprint as fingerprint  # re-exported: where it always was
+from lcnet.deck.hashing import FINGERPRINT_GROUP, fingerprint
 from lcnet.errors import ExitCode, UserError
 from lcnet.game.seat import Seat
 from lcnet.protocol.wire import MAX_NAME_BYTES

@@ -43,8 +43,9 @@ import lcnet.ui.pages as pages
 from lcnet.errors import IllegalMoveError, LcnetError
 from lcnet.game.cards import Card
 from lcnet.game.engine import PutDown, Turn, View
-from lcnet.protocol.client import MatchClient, Status
+from lcnet.protocol.client import MatchClient
 from lcnet.protocol.events import DisputeRaised, MatchEnded, RoundVerified
+from lcnet.protocol.status import Status
 from lcnet.ui.board import (
     SCREEN_HEIGHT,
     SCREEN_WIDTH,

@@ -17,8 +17,8 @@ from typing import Final
 
 from lcnet.errors import LcnetError
 from lcnet.game.seat import Seat
-from lcnet.protocol.client import Status
 from lcnet.protocol.events import MatchEnded, RoundVerified
+from lcnet.protocol.status import Status
 from lcnet.store import identity
 from lcnet.ui.board import SCREEN_WIDTH, Line, clip, scoring_lines
 from lcnet.ui.tracker import YOU, MatchTracker, RoundSummary

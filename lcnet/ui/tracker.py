@@ -26,12 +26,7 @@ from lcnet.game.cards import Card, Suit
 from lcnet.game.engine import Draw, Outcome, PutDown, Round, Turn, View
 from lcnet.game.seat import Seat
 from lcnet.invocation import command
-from lcnet.protocol.client import (
-    MatchClient,
-    MatchState,
-    Status,
-    Update,
-)
+from lcnet.protocol.client import MatchClient, MatchState, Update
 from lcnet.protocol.events import (
     DisputeInfo,
     DisputeRaised,
@@ -44,6 +39,7 @@ from lcnet.protocol.events import (
     Said,
     TurnPlayed,
 )
+from lcnet.protocol.status import Status
 from lcnet.ui.board import SUIT_NAMES, Board, board_from_view
 
 PROBE_SEED: Final = 0

@@ -21,12 +21,13 @@ from lcnet.audit import repair
 from lcnet.audit import verdict as audit
 from lcnet.deck import rounddeal
 from lcnet.deck.group import GROUP_ORDER, GroupError
+from lcnet.errors import LocalFailure, SessionFailed
 from lcnet.game.seat import Seat
-from lcnet.net.peer import LocalFailure, NetPeer
+from lcnet.net.peer import NetPeer
 from lcnet.protocol import transitions, wire
 from lcnet.protocol.events import FrameDropped, MatchOptions
 from lcnet.protocol.phases import Phase
-from lcnet.protocol.session import Session, SessionFailed
+from lcnet.protocol.session import Session
 from lcnet.store.replayfile import ReplayHeader, read_replay
 from lcnet.store.writer import write_replay
 from replays.make_samples import NewerJoiner

@@ -16,7 +16,7 @@ import pytest
 
 from lcnet.cli import COMMANDS, main
 from lcnet.game.seat import Seat
-from lcnet.run import netmatch as netplay
+from lcnet.run import netmatch
 from tests.uisupport import bot_match
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,9 +59,9 @@ def test_both_files_of_a_match_have_the_same_name_but_the_seat(
 
             return real.datetime(2026, 11, 29, 12, 0, next(seconds) % 60, tzinfo=tz)
 
-    monkeypatch.setattr(netplay, "datetime", Clock)
-    host = netplay.replay_name(peers[Seat.HOST].session)
-    joiner = netplay.replay_name(peers[Seat.JOINER].session)
+    monkeypatch.setattr(netmatch, "datetime", Clock)
+    host = netmatch.replay_name(peers[Seat.HOST].session)
+    joiner = netmatch.replay_name(peers[Seat.JOINER].session)
     assert host.endswith("-host.lcnet") and joiner.endswith("-joiner.lcnet")
     assert host.removesuffix("host.lcnet") == joiner.removesuffix("joiner.lcnet")
     assert REAL_NAME.fullmatch(f"replays/{host}")

@@ -40,7 +40,7 @@ from lcnet.link.liveness import (
     StatusChanged,
     Timing,
 )
-from lcnet.protocol.client import Status
+from lcnet.protocol.status import Status
 
 HOST, JOINER = Seat.HOST, Seat.JOINER
 TIMING = Timing(ping_interval=2.0, peer_timeout=10.0, connect_timeout=30.0)
@@ -264,7 +264,7 @@ def test_a_host_never_dials() -> None:
 
 
 def test_a_silent_opponent_after_the_end_or_a_dispute_changes_no_status_and_is_gone() -> None:
-    # Gone, once: a wait for its answer (another match?) ends (netplay.REMATCH_WAIT).
+    # Gone, once: a wait for its answer (another match?) ends (lcnet.run.netmatch.REMATCH_WAIT).
     for match in (OVER, Snapshot(frames=9, opponent_known=True, dispute=True, over=True)):
         link = playing()
         link.stepped(T0, match)

@@ -24,8 +24,7 @@ from lcnet.net.discovery import Game, Interface
 from lcnet.net.sockets import bind_host
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions
-from lcnet.run import botpeer
-from lcnet.run import netmatch as netplay
+from lcnet.run import botpeer, netmatch
 from lcnet.store import identity, names
 from tests.netutil import LOOPBACK, local_host, local_joiner
 
@@ -90,8 +89,8 @@ def test_a_host_bound_to_loopback_starts_no_announcer(tmp_path: Path) -> None:
         sock, port = bind_host(ctx, LOOPBACK, 0)
         try:
             me = identity.load_identity(tmp_path / "home")
-            player = netplay.Player(say=said.append)
-            return netplay._announce(sock, port, me, MatchOptions(), player)
+            player = netmatch.Player(say=said.append)
+            return netmatch._announce(sock, port, me, MatchOptions(), player)
         finally:
             sock.close(linger=0)
             ctx.term()

@@ -22,9 +22,9 @@ from lcnet.errors import ExitCode
 from lcnet.game.seat import Seat
 from lcnet.net import peer as net
 from lcnet.protocol import wire
-from lcnet.protocol.client import Status
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.phases import Phase
+from lcnet.protocol.status import Status
 from lcnet.store import identity
 from lcnet.store.replayfile import read_replay
 from tests.netutil import (

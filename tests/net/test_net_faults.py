@@ -25,12 +25,13 @@ import zmq.asyncio
 from lcnet.bots import make_bot
 from lcnet.deck import hashing
 from lcnet.game.seat import Seat
-from lcnet.net import peer as net
+from lcnet.link.admission import BUSY_REASON
+from lcnet.link.liveness import RESEND_INTERVAL
 from lcnet.net import sockets
 from lcnet.protocol import wire
-from lcnet.protocol.client import Status
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.session import Session
+from lcnet.protocol.status import Status
 from lcnet.store import identity
 from tests.net.test_net import _ask, _stranger_hello, assert_valid_pair
 from tests.netutil import DEADLINE, LOOPBACK, LocalPeer, local_host, local_joiner
@@ -180,7 +181,7 @@ def test_syncs_asking_for_everything_get_a_bounded_answer(tmp_path: Path) -> Non
             )
 
             # An honest reconnect after the interval, short of the last frames, catches up.
-            clock.resume_after(net.RESEND_INTERVAL)
+            clock.resume_after(RESEND_INTERVAL)
             honest = ctx.socket(zmq.DEALER)
             honest.setsockopt(zmq.LINGER, 0)
             honest.connect(f"tcp://{LOOPBACK}:{port}")
@@ -261,7 +262,7 @@ def test_each_refusal_says_what_happened(tmp_path: Path) -> None:
                 assert isinstance(answer.message, wire.Busy), case
                 reason = answer.message.reason
                 assert needle in reason, (case, reason)
-                assert reason != net.BUSY_REASON, (case, "the host is not busy")
+                assert reason != BUSY_REASON, (case, "the host is not busy")
             assert host.session.next_seq == 0 and host.peer.turned_away == len(idle_cases)
 
             # A joiner with the host's own identity reads the reason in its failure.
@@ -281,7 +282,7 @@ def test_each_refusal_says_what_happened(tmp_path: Path) -> None:
             await asyncio.wait_for(host.status_seen[Status.PLAYING].wait(), DEADLINE)
             busy = await _ask(ctx, port, _stranger_hello([1, 0], name="third"))
             assert isinstance(busy.message, wire.Busy)
-            assert busy.message.reason == net.BUSY_REASON
+            assert busy.message.reason == BUSY_REASON
             again = _stranger_hello([1, 0], key=joiner_key, name="local joiner")
             other_match = await _ask(ctx, port, again)
             assert isinstance(other_match.message, wire.Busy)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from lcnet.game.seat import Seat
 from lcnet.protocol import wire
-from lcnet.protocol.session import FrameHeader
+from lcnet.protocol.transcript import FrameHeader
 from lcnet.store.replayfile import RecordKind
 from tests import adversary
 from tests.adversary import AdversaryTable, SeedChoices, fields_of, file_bytes, sign_fields

@@ -1,7 +1,7 @@
 """The state machine as one table: what the code runs is what PROTOCOL.md §6.1 says.
 
 One test reads the §6.1 table out of docs/PROTOCOL.md (as the vectors are
-read) and compares it row by row with ``session.TABLE``; another offers every
+read) and compares it row by row with ``lcnet.protocol.transitions.TABLE``; another offers every
 phase every transcript message type, signed by the phase's speaker and by
 the other player, and checks that each unexpected pair is refused with the
 right reason, blaming the right player, and changes nothing else.

@@ -19,7 +19,8 @@ from lcnet.cli._netargs import narrator
 from lcnet.errors import UserError
 from lcnet.game.engine import Turn
 from lcnet.game.seat import Seat
-from lcnet.protocol.client import MatchState, Status, Update
+from lcnet.protocol.client import MatchState, Update
+from lcnet.protocol.status import Status
 from lcnet.run.netmatch import drive_bot
 from tests.netutil import (
     DEADLINE,

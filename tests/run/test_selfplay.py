@@ -18,15 +18,13 @@ from lcnet.run.selfplay import (
     GameResult,
     Tally,
     bot_labels,
-    mean_interval,
     play_game,
     play_game_signed,
     play_round,
     run,
     split_bot_specs,
-    t_quantile_975,
-    wilson_interval,
 )
+from lcnet.run.stats import mean_interval, t_quantile_975, wilson_interval
 
 
 class StallingBot:

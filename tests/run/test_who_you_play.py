@@ -23,8 +23,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from lcnet.cli._netargs import StandardStreams
 from lcnet.errors import ExitCode
 from lcnet.game.seat import Seat
+from lcnet.link.admission import BUSY_REASON
 from lcnet.net import peer as net
-from lcnet.protocol.client import MatchClient, Status
+from lcnet.protocol.client import MatchClient
+from lcnet.protocol.status import Status
 from lcnet.run.netmatch import Player, host_match, join_match
 from lcnet.store import identity
 from lcnet.ui.game import GameUI
@@ -56,7 +58,7 @@ def flat(rows: list[str]) -> str:
 
 
 def full_screen(monkeypatch: pytest.MonkeyPatch, scenario: Scenario) -> None:
-    """Make netplay's player a terminal whose full-screen game runs ``scenario``."""
+    """Make netmatch's player a terminal whose full-screen game runs ``scenario``."""
     import lcnet.ui.game
 
     async def tui(client: MatchClient, **_: Any) -> int:
@@ -433,7 +435,7 @@ def test_a_busy_host_is_shown_in_the_full_screen_and_exits_refused(
 
     error = asyncio.run(main())
     screen = flat(seen["screen"])
-    assert net.BUSY_REASON in screen
+    assert BUSY_REASON in screen
     assert "never answered" not in screen
     assert error.exit_code == ExitCode.REFUSED  # type: ignore[attr-defined]
     assert files(me / "r") == []
@@ -461,7 +463,7 @@ def test_a_refusal_in_line_mode_has_one_reason_and_its_exit_code(tmp_path: Path)
 
     code, out, err = asyncio.run(main())
     assert code == ExitCode.REFUSED, err
-    assert net.BUSY_REASON in out and net.BUSY_REASON not in err  # said once
+    assert BUSY_REASON in out and BUSY_REASON not in err  # said once
     assert "never answered" not in out
     assert files(me / "r") == []
 

@@ -15,8 +15,9 @@ from lcnet.bots import LEVELS
 from lcnet.errors import ExitCode
 from lcnet.game.engine import Turn
 from lcnet.game.seat import Seat
-from lcnet.protocol.client import Status, Update
+from lcnet.protocol.client import Update
 from lcnet.protocol.events import DisputeInfo, DisputeRaised, MatchEnded, MatchOptions
+from lcnet.protocol.status import Status
 from lcnet.ui.game import GameUI
 from lcnet.ui.turn import Confirm, Stage
 from tests.localclient import LocalClient

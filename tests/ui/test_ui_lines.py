@@ -14,8 +14,9 @@ import pytest
 from lcnet.errors import ExitCode
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
-from lcnet.protocol.client import Status, Update
+from lcnet.protocol.client import Update
 from lcnet.protocol.events import DisputeInfo, DisputeRaised, MatchOptions
+from lcnet.protocol.status import Status
 from lcnet.ui import run_match_ui
 from lcnet.ui.lines import run_lines
 from tests.localclient import LocalClient
@@ -271,9 +272,10 @@ def test_quitting_before_anyone_joined_is_no_unfinished_match() -> None:
     import nacl.signing
 
     from lcnet.game.seat import Seat
-    from lcnet.protocol.client import Status, Update
+    from lcnet.protocol.client import Update
     from lcnet.protocol.session import Session
     from lcnet.protocol.snapshot import state_of
+    from lcnet.protocol.status import Status
     from lcnet.ui.tracker import MatchTracker
 
     session = Session.host(nacl.signing.SigningKey(b"\x01" * 32), b"\x02" * 32, name="Hana")
