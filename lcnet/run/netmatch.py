@@ -193,8 +193,10 @@ def _writer_factory(
     return open_writer
 
 
-def check_replays_dir(directory: Path) -> None:
-    """Fail now, in one sentence, if matches cannot be saved in ``directory``."""
+def check_replays_dir(directory: Path) -> bool:
+    """Fail now, in one sentence, if matches cannot be saved in ``directory``;
+    whether it made the folder (see :func:`forget_if_unused`)."""
+    made = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
         probe = directory / f".lcnet-write-test-{os.getpid()}"
@@ -205,6 +207,16 @@ def check_replays_dir(directory: Path) -> None:
         raise UserError(
             f"cannot save matches in {directory}: {reason}; choose another place with --replays"
         ) from None
+    return made
+
+
+def forget_if_unused(directory: Path, made: bool) -> None:
+    """A replays folder this program ``made`` for a match that saved nothing in it
+    (nobody joined, the host turned this joiner away, nothing listened) goes
+    again: an empty folder left behind only says that something was kept."""
+    if made:
+        with contextlib.suppress(OSError):  # not empty (a match was saved), or gone
+            directory.rmdir()
 
 
 def refuse_empty_input(player: Player) -> None:
@@ -441,7 +453,21 @@ async def host_match(
 ) -> int:
     """Host a new match; ``announce``: tell the LAN about it (see :mod:`lcnet.net.discovery`)."""
     refuse_empty_input(player)
-    check_replays_dir(player.replays)
+    made = check_replays_dir(player.replays)
+    try:
+        return await _host_match(bind, port, options, player, on_listening, announce)
+    finally:
+        forget_if_unused(player.replays, made)
+
+
+async def _host_match(
+    bind: str,
+    port: int,
+    options: MatchOptions,
+    player: Player,
+    on_listening: Listening | None,
+    announce: bool,
+) -> int:
     me = player_identity(player)
     context = zmq.asyncio.Context()
     announcers: list[discovery.Announcer] = []
@@ -552,7 +578,16 @@ async def join_match(
     """Join the host at ``host:port``; ``announced``: the game as found on the
     LAN, whose announced key the host must sign with."""
     refuse_empty_input(player)
-    check_replays_dir(player.replays)
+    made = check_replays_dir(player.replays)
+    try:
+        return await _join_match(host, port, player, announced)
+    finally:
+        forget_if_unused(player.replays, made)
+
+
+async def _join_match(
+    host: str, port: int, player: Player, announced: discovery.Game | None
+) -> int:
     me = player_identity(player)
     # Nothing listening there is said now, once, before any screen or file.
     await probe_listener(host, port, player.timing.connect_timeout)
