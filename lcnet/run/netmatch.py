@@ -27,7 +27,7 @@ import zmq.asyncio
 from lcnet import __version__
 from lcnet.bots import make_bot
 from lcnet.deck import deal, hashing
-from lcnet.errors import ExitCode, LocalProtocolError, Refused, UserError
+from lcnet.errors import ExitCode, LocalProtocolError, Refused, Unreachable, UserError
 from lcnet.game.seat import Seat
 from lcnet.invocation import command
 from lcnet.link import rematch
@@ -106,6 +106,11 @@ class Player:
     """A file descriptor (``--ready-fd``, for programs that start lcnet) on which a
     host writes the port it listens on, as one decimal line, and closes it once it
     listens: the start-up signal for a program, which the human text is not."""
+
+
+PROBE_SECONDS: Final = 3.0
+"""How long a resumed joiner looks for its host before it says that nothing
+answers there (it goes on waiting for the host to be resumed)."""
 
 
 def new_master_secret() -> bytes:
@@ -678,6 +683,13 @@ async def resume_match(
                 if not isinstance(address, str) or not isinstance(port_value, int):
                     raise UserError(f"{path} does not say where the host was")
                 connect_to = (address, port_value)
+            try:  # said at once: the wait that follows may be long
+                await probe_listener(*connect_to, min(PROBE_SECONDS, player.timing.connect_timeout))
+            except Unreachable as exc:
+                player.say(
+                    f"{exc}; waiting for the host to resume the match "
+                    "(Ctrl-C stops, and the match stays saved)"
+                )
             sock = connect_joiner(context, *connect_to)
         peer = NetPeer(
             session,

@@ -718,6 +718,7 @@ def test_resuming_a_play_match_finds_the_bot_and_tells_of_a_silent_host(
         )
         seen: list[str] = []
         try:
+            await wait_line(proc, "nothing is listening at", seen)  # at once
             await wait_line(proc, "no answer from the opponent", seen)
         finally:
             await stop(proc)
