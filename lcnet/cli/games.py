@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from lcnet.errors import ExitCode, UsageError, UserError
-from lcnet.net import discovery
+from lcnet.net import choosing, discovery
 from lcnet.net.discovery import DEFAULT_LOOK_SECONDS, Game, NoGamesFound
 from lcnet.textsafe import shown
 
@@ -58,13 +58,13 @@ def add_timeout_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _look(seconds: float) -> list[Game]:
-    """The games found, marked against the known peers (:func:`discovery.assess`)."""
+    """The games found, marked against the known peers (:func:`choosing.assess`)."""
     from lcnet.store import identity
 
     if not 0 < seconds <= 600:
         raise UsageError(f"--timeout must be more than 0 and at most 600 seconds, not {seconds:g}")
     games = asyncio.run(discovery.find_games(seconds))
-    return discovery.sort_games(discovery.assess(games, identity.known_peers()))
+    return discovery.sort_games(choosing.assess(games, identity.known_peers()))
 
 
 def _none_found(seconds: float) -> NoGamesFound:
@@ -208,8 +208,8 @@ def join_found(args: argparse.Namespace) -> int:
 def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
     if choice is not None:
         try:
-            game = discovery.pick(games, choice)
-        except discovery.AmbiguousPick as exc:
+            game = choosing.pick(games, choice)
+        except choosing.AmbiguousPick as exc:
             # The option itself names no one game: a wrong command line, not a failure.
             raise UsageError(f"--pick {shown(choice)}: {exc}") from None
         if game.warnings:
@@ -232,8 +232,8 @@ def _choose(games: list[Game], choice: str | None, verb: str = "join") -> Game:
         if not answer and len(games) == 1:
             answer = "1"
         try:
-            game = discovery.pick(games, answer)
-        except discovery.NeedsConfirmation as exc:
+            game = choosing.pick(games, answer)
+        except choosing.NeedsConfirmation as exc:
             game, why = exc.game, exc.reason
         except UserError as exc:
             print(shown(str(exc)), file=sys.stderr, flush=True)

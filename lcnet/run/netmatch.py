@@ -33,7 +33,7 @@ from lcnet.invocation import command
 from lcnet.link import rematch
 from lcnet.link.audience import DEFAULT_SPECTATORS
 from lcnet.link.liveness import Timing
-from lcnet.net import discovery
+from lcnet.net import choosing, discovery
 from lcnet.net.addresses import EVERY_ADDRESS, join_addresses, probe_listener
 from lcnet.net.peer import NetPeer
 from lcnet.net.sockets import CLOSE_LINGER_MS, bind_host, bound_host, connect_joiner
@@ -604,7 +604,7 @@ async def _join_match(
         extra = {"role": "joiner", "host": host, "port": port}
         check = identity.tofu_check(player.home, accept_new_key=player.accept_new_key)
         if announced is not None:
-            check = discovery.announced_key_check(announced, then=check)
+            check = choosing.announced_key_check(announced, then=check)
         peer = NetPeer(
             session,
             sock,

@@ -19,7 +19,7 @@ import zmq.asyncio
 from lcnet.cli import main
 from lcnet.errors import ExitCode
 from lcnet.game.seat import Seat
-from lcnet.net import discovery
+from lcnet.net import choosing, discovery
 from lcnet.net.discovery import Game, Interface
 from lcnet.net.sockets import bind_host
 from lcnet.protocol import wire
@@ -150,18 +150,18 @@ def test_a_game_is_picked_by_number_name_or_fingerprint() -> None:
         ]
     )
     assert [g.name for g in games] == ["Alice", "Zoe", "Bob"]  # joinable first
-    assert discovery.pick(games, "2").name == "Zoe"
-    assert discovery.pick(games, "zoe").name == "Zoe"
-    assert discovery.pick(games, "aaaa-bbbb-cccc-dddd").name == "Bob"
-    assert discovery.pick(games, "AAAABBBBCCCCDDDD").name == "Bob"
+    assert choosing.pick(games, "2").name == "Zoe"
+    assert choosing.pick(games, "zoe").name == "Zoe"
+    assert choosing.pick(games, "aaaa-bbbb-cccc-dddd").name == "Bob"
+    assert choosing.pick(games, "AAAABBBBCCCCDDDD").name == "Bob"
     for wrong in ("0", "4", "Carol", "3F"):
         with pytest.raises(discovery.UserError):
-            discovery.pick(games, wrong)
+            choosing.pick(games, wrong)
     # A fingerprint's start is ground in seconds (issue 44, point 1): it picks
     # nothing, and the refusal names the games it matched.
     for prefix in ("aaaa-bb", "AAAA-BBBB-CCCC"):
         with pytest.raises(discovery.UserError, match="whole fingerprint") as refused:
-            discovery.pick(games, prefix)
+            choosing.pick(games, prefix)
         assert "Bob at" in str(refused.value) and "AAAA-BBBB-CCCC-DDDD" in str(refused.value)
 
 
@@ -209,7 +209,7 @@ def test_a_host_that_signs_with_another_key_than_announced_is_refused(tmp_path: 
             ctx,
             port,
             seed=22,
-            peer_check=discovery.announced_key_check(announced, then=then),
+            peer_check=choosing.announced_key_check(announced, then=then),
         )
         try:
             host.peer.start()
@@ -236,7 +236,7 @@ def test_the_announced_key_lets_the_right_host_through(tmp_path: Path) -> None:
         host, port = local_host(tmp_path / "h", ctx, options=MatchOptions(rounds=1), seed=23)
         announced = game(fingerprint=identity.fingerprint(bytes(host.key.verify_key)))
         joiner = local_joiner(
-            tmp_path / "j", ctx, port, seed=24, peer_check=discovery.announced_key_check(announced)
+            tmp_path / "j", ctx, port, seed=24, peer_check=choosing.announced_key_check(announced)
         )
         try:
             host.peer.start()
@@ -297,12 +297,12 @@ def test_games_are_marked_against_the_known_peers_and_each_other(tmp_path: Path)
     bob = game(name="Bob", fingerprint="5555-6666-7777-8888", port=4003)
     known = {"Alice": alice.public_key}
 
-    marked = {g.port: g for g in discovery.assess([real, bob], known)}
+    marked = {g.port: g for g in choosing.assess([real, bob], known)}
     assert marked[real.port].known and marked[real.port].warnings == ()
     assert not marked[bob.port].known and marked[bob.port].warnings == ()
     assert marked[real.port].note() == "known" and marked[bob.port].note() == ""
 
-    marked = {(g.fingerprint, g.port): g for g in discovery.assess([real, twin, cyrillic], known)}
+    marked = {(g.fingerprint, g.port): g for g in choosing.assess([real, twin, cyrillic], known)}
     mine, copy, lookalike = (marked[g.fingerprint, g.port] for g in (real, twin, cyrillic))
     assert mine.known and mine.warnings == ("3 keys answer as 'Alice' or a look-alike",)
     assert not copy.known and copy.warnings[0] == "not the key known for Alice"
@@ -313,24 +313,24 @@ def test_games_are_marked_against_the_known_peers_and_each_other(tmp_path: Path)
 
 def test_a_name_picks_only_an_unflagged_game_that_alone_answers_to_it() -> None:
     alice, bob = game(name="Alice"), game(name="Bob", fingerprint="5555-6666-7777-8888")
-    assert discovery.pick([alice, bob], "alice") is alice
+    assert choosing.pick([alice, bob], "alice") is alice
     # A look-alike is never picked by the name it imitates, nor by its own,
     # without the player confirming it.
     cyrillic = game(name="Alicе", fingerprint=ROGUE_FP)
-    with pytest.raises(discovery.NeedsConfirmation, match="looks like it") as asked:
-        discovery.pick([cyrillic, bob], "Alice")
+    with pytest.raises(choosing.NeedsConfirmation, match="looks like it") as asked:
+        choosing.pick([cyrillic, bob], "Alice")
     assert asked.value.game is cyrillic
-    flagged = discovery.assess([cyrillic, bob], {})
-    with pytest.raises(discovery.NeedsConfirmation, match="mixes scripts"):
-        discovery.pick(flagged, "Alicе")
+    flagged = choosing.assess([cyrillic, bob], {})
+    with pytest.raises(choosing.NeedsConfirmation, match="mixes scripts"):
+        choosing.pick(flagged, "Alicе")
     # Two games that answer to one name (or a look-alike): a name picks neither.
     twin = game(name="Alice", fingerprint=ROGUE_FP, addresses=("192.168.1.66",))
     for games in ([alice, twin], [alice, cyrillic]):
         with pytest.raises(discovery.UserError, match="2 games answer to 'Alice'"):
-            discovery.pick(games, "Alice")
+            choosing.pick(games, "Alice")
     # The number or the whole fingerprint still picks any of them.
-    assert discovery.pick([alice, twin], ROGUE_FP) is twin
-    assert discovery.pick([alice, cyrillic], "2") is cyrillic
+    assert choosing.pick([alice, twin], ROGUE_FP) is twin
+    assert choosing.pick([alice, cyrillic], "2") is cyrillic
 
 
 def test_a_pick_that_several_games_answer_to_is_a_usage_error_listing_them(

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from lcnet.cli import games as games_cli
 from lcnet.deck import hashing
 from lcnet.errors import ExitCode, UserError
-from lcnet.net import discovery
+from lcnet.net import choosing, discovery
 from lcnet.net.discovery import SERVICE_TYPE, Answer, Game, Interface
 from lcnet.protocol import wire
 from lcnet.store import identity, names
@@ -161,7 +161,7 @@ def test_a_first_time_joiner_is_warned_of_a_forgery_alone_on_the_network() -> No
         answer_for(REAL_LABEL, (announced("Alice", ROGUE_FP), ROGUE_SERVER, 4000, "10.0.0.9")),
         MACHINE,
     )
-    (marked,) = discovery.assess([rogue], {})
+    (marked,) = choosing.assess([rogue], {})
     assert marked.forged is not None and not marked.known
     assert marked.warnings[0] == names.forged_warning(marked.forged)
     assert marked.note().startswith("FORGED ! forged announcement")
@@ -172,18 +172,18 @@ def test_a_first_time_joiner_is_warned_of_a_forgery_alone_on_the_network() -> No
 
 def test_a_forgery_is_never_picked_by_name() -> None:
     games = discovery.sort_games(
-        discovery.assess(discovery.games_from_answer(copycat_answer(), MACHINE), {})
+        choosing.assess(discovery.games_from_answer(copycat_answer(), MACHINE), {})
     )
     alone = [g for g in games if g.forged]
     with pytest.raises(UserError, match="forged announcement") as refused:
-        discovery.pick(alone, "Alice")
-    assert not isinstance(refused.value, discovery.NeedsConfirmation)
+        choosing.pick(alone, "Alice")
+    assert not isinstance(refused.value, choosing.NeedsConfirmation)
     with pytest.raises(UserError, match="2 games answer to 'Alice'"):
-        discovery.pick(games, "Alice")
+        choosing.pick(games, "Alice")
     # The real game sorts first; the forgery is still there by number or key.
     assert games[0].fingerprint == REAL_FP and games[1].forged
-    assert discovery.pick(games, "2") is games[1]
-    assert discovery.pick(games, ROGUE_FP) is games[1]
+    assert choosing.pick(games, "2") is games[1]
+    assert choosing.pick(games, ROGUE_FP) is games[1]
 
 
 def test_joining_a_forgery_by_its_number_says_so_first(capsys: pytest.CaptureFixture[str]) -> None:
@@ -403,7 +403,7 @@ def check(announcement: Announcement) -> list[Game]:
     """The reader's duties towards one announcement; raises AssertionError if
     one is not met, and lets any other exception out (a crash)."""
     games = through_dns(announcement)
-    marked = discovery.sort_games(discovery.assess(games, {"Alice": FAKE_KEYS[0]}))
+    marked = discovery.sort_games(choosing.assess(games, {"Alice": FAKE_KEYS[0]}))
     for game in marked:
         assert game.name == identity.validate_name(game.name)
         assert (game.forged is None) == own_label(game.instance, game), game
@@ -416,7 +416,7 @@ def check(announcement: Announcement) -> list[Game]:
             assert line.isprintable() and len(line) <= LISTING_LINE_LIMIT, line
         for choice in ["1", "Alice", announcement.instance, REAL_FP, "3F2A", ""]:
             try:
-                picked = discovery.pick(marked, choice)
+                picked = choosing.pick(marked, choice)
             except UserError:
                 continue
             assert choice.isdigit() or not picked.forged or picked.fingerprint == choice
