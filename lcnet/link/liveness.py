@@ -264,8 +264,9 @@ class Link:
         """When the transcript last grew (see :attr:`Timing.opening_timeout`)."""
         self._gone_told = False
         """:class:`OpponentGone` was said (once per match)."""
-        self._quiet_at: float | None = now + timing.quiet_after
-        """When the opponent counts as quiet unless heard before (None: it is, or was)."""
+        self._quiet_armed = True
+        """The opponent counts as quiet :attr:`Timing.quiet_after` after it was last
+        heard (disarmed once that came, armed again when it is heard)."""
         self._quiet_told = False
 
     # -- time
@@ -276,7 +277,8 @@ class Link:
         and so never moves this deadline on (a deadline in the past would be due forever)."""
         if self.closed:
             return math.inf
-        due = [self._next_tick, self._redial_at, self._quiet_at]
+        quiet_at = self._last_heard + self.timing.quiet_after if self._quiet_armed else None
+        due = [self._next_tick, self._redial_at, quiet_at]
         return min(when for when in due if when is not None)
 
     def tick(self, now: float, match: Snapshot) -> list[Action]:
@@ -287,8 +289,8 @@ class Link:
         if self._redial_at is not None and now >= self._redial_at:
             self._redial_at = None
             actions.append(Redial())
-        if self._quiet_at is not None and now >= self._quiet_at:
-            self._quiet_at = None  # armed again when the opponent is heard
+        if self._quiet_armed and now - self._last_heard >= self.timing.quiet_after:
+            self._quiet_armed = False
             if match.opponent_known and self.status in _LIVE and not match.over:
                 self._quiet_told = True
                 actions.append(OpponentQuiet(True))
@@ -345,8 +347,7 @@ class Link:
         """A frame from the opponent was accepted (or a control frame of the match arrived)."""
         if self.closed:
             return []
-        self._last_heard = now
-        self._quiet_at = now + self.timing.quiet_after
+        self._last_heard, self._quiet_armed = now, True
         self._progress(now, match)
         actions: list[Action] = []
         if self._quiet_told:
