@@ -186,13 +186,9 @@ def _lane_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     node = request.node
     net = node.get_closest_marker("net") is not None
     slow = node.get_closest_marker("slow") is not None
-    log = os.environ.get("LCNET_LANE_LOG")
 
     def refuse(kind: str, what: str) -> Any:
         def refused(*args: Any, **kwargs: Any) -> Any:
-            if log:
-                with open(log, "a", encoding="utf-8") as out:
-                    out.write(f"{kind} {node.nodeid}\n")
             raise LaneError(f"{what} in a test not marked {kind} (pyproject.toml: markers)")
 
         return refused
