@@ -278,7 +278,7 @@ class JunkEvidence(Scenario):
     """Evidence frames signed by random keys, on the transcript's history, by the thousand."""
 
     name = "junk-evidence"
-    drip = 0.02
+    drip = 0.1
 
     def __init__(self, match: Match, rng: random.Random) -> None:
         super().__init__(match, rng)

@@ -224,18 +224,33 @@ class _Spectating:
                 raise HostStalled(pace.why_given_up(spectator.have))
             if pace.ask_now(now, spectator.have):
                 self._ask(now)
-            wake = pace.next_deadline()
-            if not self._silence_told:
-                wake = min(wake, self._heard_at + HOST_SILENT)
-            if stopped_at is not None:
-                wake = min(wake, stopped_at + END_GRACE)
-            wait = max(0.0, wake - time.monotonic())
+            wait = max(0.0, self.next_wake(stopped_at) - time.monotonic())
             if await self.sock.poll(timeout=math.ceil(wait * 1000)):
                 parts = await self.sock.recv_multipart()
                 received = spectator.receive(parts)
                 self._heard_at = time.monotonic()
                 pace.heard(self._heard_at, received)
                 self._on_message(received)
+
+    def next_wake(self, stopped_at: float | None) -> float:
+        """When the loop has something to decide without a message: the next
+        ask, the timeout, the host's silence, the end of the match's watch.
+        Each is a time still to come once the loop has acted on it (one in the
+        past would be due for ever, and the loop would spin)."""
+        wake = self.pace.next_deadline()
+        if not self._silence_told:
+            wake = min(wake, self._heard_at + HOST_SILENT)
+        if stopped_at is not None:
+            wake = min(wake, stopped_at + self._end_wait())
+        return wake
+
+    def _end_wait(self) -> float:
+        """How long after the match stopped :meth:`_end_of_match` waits at most
+        (silence and the timeout, which also end it, have their own deadlines)."""
+        observer = self.spectator.observer
+        if observer.is_over and observer.dispute is None and self.how.follow:
+            return REMATCH_WAIT
+        return END_GRACE
 
     async def _drain(self) -> None:
         """Read what has arrived already (news the host sent after the end: a

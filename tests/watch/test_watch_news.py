@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,17 @@ from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions, Said
 from lcnet.run.netmatch import Player, host_match, join_match
 from lcnet.store.replayfile import read_replay
-from lcnet.watch.peer import Watched, Watching, watch
+from lcnet.watch.peer import (
+    END_GRACE,
+    REMATCH_WAIT,
+    Watched,
+    Watching,
+    _Spectating,
+    watch,
+)
 from lcnet.watch.spectator import Spectator
 from tests.cheaters import Table
+from tests.hostile_host import Scenario, play
 from tests.netutil import (
     DEADLINE,
     FAST,
@@ -312,3 +322,27 @@ def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
     assert crowd.behind(1)  # it holds nothing of the rematch yet
     # It is answered from the finished match (its end, then the players' answers).
     assert sent[-1] and wire.decode_frame(sent[-1][0]).game == finished.game_id
+
+
+def test_a_spectator_waiting_for_a_rematch_wakes_only_at_times_to_come(tmp_path: Path) -> None:
+    """After the match, a spectator waits for the players' answers about
+    another match: its loop must wake at a time still to come, or it spins
+    the CPU for as long as it waits (it did, up to its timeout: 36 s of CPU
+    in the junk-evidence test, past the 2 s grace it allows a dispute)."""
+    match = play(11)
+    peer = _Spectating(None, Watching(identity=_identity(5, "Eve"), replays=tmp_path))  # type: ignore[arg-type]
+    host = Scenario(match, random.Random(11))
+    while not peer.spectator.stopped:
+        for parts in host.honest(peer.spectator.have):
+            peer.spectator.receive(parts)
+    assert peer.spectator.observer.is_over
+    stopped_at = time.monotonic()
+    for later in (0.0, END_GRACE + 0.5, 30.0, 150.0):
+        now = stopped_at + later
+        peer._heard_at = peer.pace.progress_at = now  # the host talks on; no timeout near
+        peer._silence(now)
+        if peer.pace.ask_now(now, peer.spectator.have):
+            peer.pace.asked(now, peer.spectator.have)  # the loop asks (the socket aside)
+        assert not peer._end_of_match(now, stopped_at), later  # no answer yet: it waits
+        assert peer.next_wake(stopped_at) > now, later
+    assert peer._end_of_match(stopped_at + REMATCH_WAIT + 1, stopped_at)
