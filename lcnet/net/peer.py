@@ -90,6 +90,18 @@ peer, or returns a caution to show with its name (a look-alike of a known
 name), or ``None``."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Carried:
+    """What a rematch on the same connection keeps of the match before it."""
+
+    before: Session
+    opponent: bytes | None
+    """The opponent's connection (a host's; a joiner has one connection)."""
+    audience: Audience
+    """The spectators, who follow the players into the rematch."""
+    addresses: tuple[str, ...]
+
+
 class NetPeer:
     """One side of a networked match: a session, its replay file and a socket.
 
@@ -119,6 +131,7 @@ class NetPeer:
         spectators: int = DEFAULT_SPECTATORS,
         on_audience: Callable[[int], None] = lambda count: None,
         role: Seat | None = None,
+        after: Carried | None = None,
     ) -> None:
         self._seat: Seat = session.seat
         self._role: Seat = session.seat if role is None else role
@@ -133,6 +146,8 @@ class NetPeer:
         :attr:`Timing.opening_timeout`); without it, the host stops instead."""
         key = self._signing_key = signing_key or session.signing_key
         self._door = _Door(sock, self._role, key, peer_check, fresh_game, self._post)
+        if after is not None:
+            self._door.peer = after.opponent  # the rematch's opponent: the same connection
         self._clock = clock
         self._updates: asyncio.Queue[Update] = asyncio.Queue()
         self._link = Link(self._seat, timing, clock(), role=self._role)
@@ -146,21 +161,26 @@ class NetPeer:
         self.dropped = 0
         """Messages dropped because they did not decode, verify or belong here
         (for a joiner, also those too large to read, which cost a connection)."""
-        self._audience = Audience(
-            spectators if self._role is Seat.HOST else 0,
-            _sender(sock),
-            self._audience_changed,
-            key,
+        self._audience = (
+            # The same spectators follow a rematch, in the places they hold.
+            after.audience.next_match(after.before, self._audience_changed)
+            if after is not None
+            else Audience(
+                spectators if self._role is Seat.HOST else 0,
+                _sender(sock),
+                self._audience_changed,
+                key,
+            )
         )
         self._on_audience = on_audience
         """For a host: who watches, and what each is sent (:mod:`lcnet.link.audience`)."""
         self._talk = _Talk(self._say, self._post, self._clock)
-        self._previous: Session | None = None
+        self._previous = after.before if after is not None else None
         """The match before this one, when this one is its rematch."""
         self._watchers: tuple[tuple[str, str], ...] = ()
         self._unlisted = 0
         """Who watches, as the program that bound the socket last said (``watching``)."""
-        self.addresses: tuple[str, ...] = ()
+        self.addresses: tuple[str, ...] = after.addresses if after is not None else ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
         ``lcnet join`` reads it), for the waiting screen."""
 
@@ -248,7 +268,7 @@ class NetPeer:
     def successor(self, session: Session, writer: Callable[[Session], ReplayWriter]) -> NetPeer:
         """The agreed rematch, ``session``, on this connection; call after
         ``aclose(keep_socket=True)``, so that this peer reads nothing more."""
-        peer = NetPeer(
+        return NetPeer(
             session,
             self._sock,
             writer=writer,
@@ -259,15 +279,8 @@ class NetPeer:
             spectators=self._audience.limit,
             on_audience=self._on_audience,
             role=self._role,
+            after=Carried(self._session, self._door.peer, self._audience, self.addresses),
         )
-        peer._door.peer, peer._previous, peer.addresses = (
-            self._door.peer,
-            self._session,
-            self.addresses,
-        )
-        # The same spectators follow the rematch, in the places they hold.
-        peer._audience = self._audience.next_match(self._session, peer._audience_changed)
-        return peer
 
     def _say(self, message: wire.Message) -> None:
         """Send a control frame of this match, if it still can (a host's
@@ -288,7 +301,7 @@ class NetPeer:
             loop.create_task(self._pump_loop()),
         ]
         self._apply(self._link.start(self._clock(), _snapshot(self._session)))
-        if self._session.chain:  # resumed: the spectators are told it waits for its opponent
+        if self._session.next_seq:  # resumed: the spectators are told it waits for its opponent
             self._audience.status(self._link.status, self._session.control, self._clock())
 
     async def wait_closed(self) -> None:
@@ -298,7 +311,7 @@ class NetPeer:
             await asyncio.wait_for(self._peer_done.wait(), self._timing.end_grace)
         # Spectators still catching up get the end too, for a moment (the match is over).
         deadline = self._clock() + SPECTATOR_GRACE
-        while self._audience.behind(len(self._session.chain)) and self._clock() < deadline:
+        while self._audience.behind(self._session.next_seq) and self._clock() < deadline:
             await asyncio.sleep(0.05)
 
     async def aclose(self, *, keep_socket: bool = False) -> None:
@@ -367,7 +380,7 @@ class NetPeer:
             if not admitted:
                 self.dropped += admitted is None
                 return
-            if self._seat.other in session.keys and self._audience.watchers:
+            if session.opponent_known and self._audience.watchers:
                 # The opponent on a new connection: what was in flight on the old one is lost.
                 self._say(self._audience.watching())
         if frame.message.CONTROL:
@@ -426,8 +439,7 @@ class NetPeer:
             self._on_sync(message)
 
     def _on_sync(self, message: wire.Sync) -> None:
-        session = self._session
-        same_head = message.head == session.head
+        same_head = message.head == self._session.head
         actions = self._link.sync_received(
             self._clock(), _snapshot(self._session), have=message.have, same_head=same_head
         )
@@ -450,7 +462,7 @@ class NetPeer:
             return
         for frame in step.outgoing:
             self._send(frame.raw)
-        self._audience.forward(step, len(self._session.chain), self._clock())
+        self._audience.forward(step, self._session.next_seq, self._clock())
         for event in step.events:
             self._post(Update(event=event))
             if isinstance(event, MatchEnded | DisputeRaised):
@@ -465,18 +477,10 @@ class NetPeer:
         elif self._door.peer is not None:
             _send_now(self._sock, [self._door.peer, raw])
 
-    def _send_sync(self) -> None:
-        session = self._session
-        head = session.head
-        if head is None or session.game_id is None:
-            return
-        self._send(session.control(wire.Sync(have=len(session.chain), head=head)).raw)
-
-    def _resend_last_own(self) -> None:
-        for frame in reversed(self._session.chain):
-            if frame.signed_by(self._session.keys[self._seat]):
+    def _send_frames(self, *frames: wire.Frame | None) -> None:
+        for frame in frames:
+            if frame is not None:
                 self._send(frame.raw)
-                return
 
     # -- the link
 
@@ -487,16 +491,13 @@ class NetPeer:
                 return  # stopped: nothing more is sent or signed
             match action:
                 case liveness.SendSync():
-                    self._send_sync()
+                    self._send_frames(self._session.sync())
                 case liveness.SendPing(n=n):
                     self._send(self._session.control(wire.Ping(n=n)).raw)
                 case liveness.ResendLastOwn():
-                    self._resend_last_own()
+                    self._send_frames(self._session.last_own_frame())
                 case liveness.Resend(indexes=indexes):
-                    chain, own = self._session.chain, self._session.keys[self._seat]
-                    for index in indexes:
-                        if chain[index].signed_by(own):
-                            self._send(chain[index].raw)
+                    self._send_frames(*map(self._session.own_frame, indexes))
                 case liveness.StatusChanged(status=status):
                     self._audience.status(status, self._session.control, self._clock())
                     self._post(Update(status=status))
@@ -526,7 +527,7 @@ class NetPeer:
         """The opponent took the opening no further: turn it away, drop the files
         of a match in which nothing was played, and wait for another opponent."""
         seconds = self._timing.opening_timeout
-        name = self._session.names.get(self._seat.other, "the opponent")
+        name = self.state.names.get(self._seat.other, "the opponent")
         if self._door.peer is not None:
             self._door.turn_away(self._session, self._door.peer, admission.gave_up(seconds))
         self._file.discard()
@@ -628,7 +629,7 @@ class _Door:
             session,
             frame,
             # The host has an opponent (the match may be over, or resumed).
-            in_match=self.peer is not None or session.seat.other in session.keys,
+            in_match=self.peer is not None or session.opponent_known,
             own_key=bytes(self._key.verify_key),
             fresh_game=self._fresh_game,
             check_peer=lambda seat, name, key: self.check_peer(session, seat, name, key),
@@ -699,7 +700,7 @@ class _Talk:
         go (empty, too long, not printable, or too many too fast) and
         :class:`LocalProtocolError` before the opponent is known."""
         text = chat.line_to_say(text)
-        if session.game_id is None or session.seat.other not in session.keys:
+        if session.game_id is None or not session.opponent_known:
             raise LocalProtocolError("there is no opponent to say it to yet")
         if not self._said.allow(self._clock()):
             raise ValueError(
@@ -820,7 +821,7 @@ def _heard_from_opponent(step: Step, session: Session) -> bool:
     opponent looking present."""
     if step.accepted is not None:
         return True
-    known = session.seat.other in session.keys
+    known = session.opponent_known
     return any(
         not isinstance(event, FrameDropped) and (known or not isinstance(event, FrameGap))
         for event in step.events
@@ -829,17 +830,15 @@ def _heard_from_opponent(step: Step, session: Session) -> bool:
 
 def _owes_bye(session: Session) -> bool:
     """Whether quitting now leaves an unfinished match the opponent should hear of."""
-    return not (
-        session.is_over or session.dispute is not None or session.seat.other not in session.keys
-    )
+    return not (session.is_over or session.dispute is not None or not session.opponent_known)
 
 
 def _snapshot(session: Session) -> Snapshot:
     """What the link needs to know of the session, now."""
     return Snapshot(
-        frames=len(session.chain),
-        opponent_known=session.keys.get(session.seat.other) is not None,
-        our_turn=session.speaker is session.seat,
+        frames=session.next_seq,
+        opponent_known=session.opponent_known,
+        our_turn=session.our_turn,
         over=session.is_over,
         dispute=session.dispute is not None,
         opening=session.opening,

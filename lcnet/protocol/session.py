@@ -205,6 +205,33 @@ class Session(Transcript):
         """Whether this peer must now choose a move (:meth:`play`) or resign."""
         return self.phase is Phase.MOVE and self.speaker is self.seat and self.failure is None
 
+    @property
+    def opponent_known(self) -> bool:
+        """Whether the opponent's key is known (its hello or welcome was taken)."""
+        return self.seat.other in self.keys
+
+    @property
+    def our_turn(self) -> bool:
+        """Whether this side signs the next transcript frame (a move, or one it builds)."""
+        return self.speaker is self.seat
+
+    def own_frame(self, seq: int) -> wire.Frame | None:
+        """The frame at ``seq`` if this side signed it (what it may send again)."""
+        frame = self.chain[seq] if 0 <= seq < len(self.chain) else None
+        return frame if frame is not None and frame.signed_by(self.keys[self.seat]) else None
+
+    def last_own_frame(self) -> wire.Frame | None:
+        """The last frame this side signed, if any."""
+        return next((f for f in reversed(self.chain) if f.signed_by(self.keys[self.seat])), None)
+
+    def sync(self) -> wire.Frame | None:
+        """This side's ``sync``: how many frames it holds and the last one's hash
+        (``None`` before the match has a game id)."""
+        head = self.head
+        if head is None or self.game_id is None:
+            return None
+        return self.control(wire.Sync(have=len(self.chain), head=head))
+
     def view(self) -> View | None:
         """What this peer knows of the current round (``None`` outside a round)."""
         if self.round is None or self.round.table is None:

@@ -176,7 +176,13 @@ async def _watch_one(peer: _Spectating, matches: int) -> Watched:
 
 class _Spectating:
     def __init__(
-        self, sock: zmq.asyncio.Socket, how: Watching, binder: bytes | None = None
+        self,
+        sock: zmq.asyncio.Socket,
+        how: Watching,
+        binder: bytes | None = None,
+        *,
+        typed: bytes = b"",
+        players_before: set[bytes] | None = None,
     ) -> None:
         self.sock = sock
         self.how = how
@@ -184,7 +190,10 @@ class _Spectating:
         self.pace = Pace(how.timeout, time.monotonic())
         self.writer: ReplayWriter | None = None
         self.path: Path | None = None
-        self._typed = b""
+        self._typed = typed
+        """What the viewer typed of a command line so far."""
+        self.players_before = players_before
+        """In a rematch: the keys of the match before's players (the same two must play)."""
         self.follows = False
         """Both players agreed on another match: the spectator follows them."""
         self._heard_at = time.monotonic()
@@ -195,13 +204,8 @@ class _Spectating:
         the program it is connected to is the one that bound the socket."""
         spectator = self.spectator
         binder = spectator.binder or spectator.observer.keys.get(Seat.HOST)
-        peer = _Spectating(self.sock, self.how, binder)
-        peer._typed = self._typed
-        peer.players_before = {p.key for p in spectator.players()}
-        return peer
-
-    players_before: set[bytes] | None = None
-    """In a rematch: the keys of the match before's players (the same two must play)."""
+        players = {p.key for p in spectator.players()}
+        return _Spectating(self.sock, self.how, binder, typed=self._typed, players_before=players)
 
     def show(self, line: str) -> None:
         """Every line reaches the screen here, escaped (names and reasons come from outside)."""

@@ -6,6 +6,7 @@ import functools
 import random
 from pathlib import Path
 
+import nacl.signing
 import pytest
 
 from lcnet.audit import verdict as audit
@@ -308,3 +309,28 @@ def test_the_session_tells_who_owes_the_next_frame(tmp_path: Path) -> None:
     assert table.host.owed().startswith("nothing")
     events = [e for step in table.steps[HOST] for e in step.events]
     assert any(isinstance(e, TurnPlayed) and e.seat is JOINER for e in events)
+
+
+def test_what_a_side_may_send_again_is_only_what_it_signed_and_its_sync_says_all() -> None:
+    """The adapter resends frames and syncs through these queries alone: a side
+    resends only its own frames, and its sync names every frame it holds."""
+    peers = local_match(3, rounds=1)
+    for seat in Seat:
+        session = peers[seat].session
+        own = bytes(session.signing_key.verify_key)
+        signed = [f.seq for f in session.chain if f.signed_by(own)]
+        assert signed and len(signed) < session.next_seq
+        assert [seq for seq in range(-1, session.next_seq + 1) if session.own_frame(seq)] == signed
+        last = session.last_own_frame()
+        assert last is not None and last.seq == signed[-1]
+        sync = session.sync()
+        assert sync is not None and isinstance(sync.message, wire.Sync)
+        assert sync.message.have == session.next_seq and sync.message.head == session.head
+        assert session.opponent_known and not session.our_turn  # the match is over
+
+
+def test_a_joiner_before_its_hello_has_no_sync_no_own_frame_and_no_opponent() -> None:
+    session = Session.joiner(nacl.signing.SigningKey(bytes([4]) * 32), bytes(32), name="Ben")
+    assert session.sync() is None and session.last_own_frame() is None
+    assert session.own_frame(0) is None and not session.opponent_known
+    assert session.our_turn  # the hello is the joiner's to send
