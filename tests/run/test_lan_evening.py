@@ -10,6 +10,7 @@ identity; traffic stays on the namespaces' veth pairs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -42,15 +43,22 @@ async def _listening(
 class Lines:
     """A process's standard output, read line by line as it comes."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, *, stderr: bool = False) -> None:
         self.proc = proc
         self.lines: list[str] = []
-        self._task = asyncio.ensure_future(self._read())
+        stream = proc.stderr if stderr else proc.stdout
+        assert stream is not None
+        self._task = asyncio.ensure_future(self._read(stream))
 
-    async def _read(self) -> None:
-        assert self.proc.stdout is not None
-        while raw := await self.proc.stdout.readline():
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        while raw := await stream.readline():
             self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    async def stop_reading(self) -> None:
+        """Leave the rest of the stream to another reader (``finish``)."""
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
 
     async def wait_for(self, needle: str) -> None:
         async with asyncio.timeout(DEADLINE):
@@ -96,10 +104,13 @@ def test_spectators_are_told_of_a_killed_host_wait_for_it_and_follow_the_rematch
             joiner_args += ["--replays", str(tmp_path / "j" / "replays")]
             joiner = await spawn_in(lan3.b, joiner_args, tmp_path / "j")
             procs.append(joiner)
-            # Mid-match for sure: the joiner is frozen at the first move the spectators
-            # see (the match cannot go on without it), and the host is killed.
-            await spectators[0].wait_for("round 1 begins")
+            # Mid-match for sure: the joiner is frozen when it says round 1 is over
+            # (the second round cannot go on without it), and the host is killed.
+            # (Not at a spectator's line: a spectator may lag behind the players.)
+            joiner_says = Lines(joiner, stderr=True)
+            await joiner_says.wait_for("round 1 over")
             os.kill(joiner.pid, signal.SIGSTOP)
+            await joiner_says.stop_reading()
             os.kill(host.pid, signal.SIGKILL)
             assert await host.wait() == -signal.SIGKILL
             for spectator in spectators:
