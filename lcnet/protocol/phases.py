@@ -96,18 +96,42 @@ Handler: TypeAlias = Callable[[TranscriptState, wire.Frame, Seat, Step], "Phase 
 
 
 @dataclass(frozen=True, slots=True)
+class OwnSide:
+    """What a player brings to the frames it builds itself, beside the
+    transcript: who it is, its master secret, and (a host) the match it offers."""
+
+    name: str
+    key: bytes
+    """Its public key (the one its frames verify by)."""
+    master_secret: bytes
+    options: MatchOptions | None
+    """The host's options for the match, which its welcome carries (a joiner: ``None``)."""
+    bot: bool
+    """A program plays this side: its hello or welcome says so (``bot``, 1.1)."""
+
+
+Builder: TypeAlias = Callable[[TranscriptState, OwnSide], wire.Message]
+"""The frame a player builds itself in a phase where it speaks and the
+protocol leaves it no choice (a function of :mod:`lcnet.protocol.transitions`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Transition:
-    """One row of the state machine: who speaks in a phase, what, and what follows.
+    """One row of the state machine: who speaks in a phase, what, what follows,
+    and what the speaker builds.
 
     ``speaker`` is ``None`` where the round decides: the player to move in
     MOVE, the other player in ACK. ``handler`` applies the frame (called with
     the transcript, the frame, its author and the step); it returns the next
     phase when the row has more than one ``successors`` (the game decides),
-    else ``None``.
+    else ``None``. ``builds`` makes the frame when the player whose turn it is
+    is this side (``None``: a decision makes it, as in MOVE); an observer
+    builds nothing.
     """
 
     speaker: Seat | None
     expects: type[wire.Message] | None
     handler: Handler | None
     successors: tuple[Phase, ...]
+    builds: Builder | None
     pass_number: int | None = None

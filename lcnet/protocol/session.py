@@ -20,6 +20,7 @@ verify are dropped and counted; they never change anything.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -38,13 +39,9 @@ from lcnet.protocol.events import (
     MatchOptions,
     Step,
 )
-from lcnet.protocol.phases import Phase
+from lcnet.protocol.phases import OwnSide, Phase
 from lcnet.protocol.transcript import FrameHeader, Transcript
 from lcnet.protocol.transitions import TABLE, turn_of
-
-# Messages that need a decision of the local player; every other one of this
-# peer's frames is built by the session itself.
-_DECIDED: Final = frozenset({wire.MoveMsg, wire.Resign, wire.Dispute})
 
 
 class Session(Transcript):
@@ -66,10 +63,14 @@ class Session(Transcript):
         self.seat: Final = seat
         self._signing_key = signing_key
         self._master = master_secret
-        self._local_name = name
-        self._host_options = options
-        self._bot = bot
-        """A program plays this side: its hello or welcome says so (``bot``, 1.1)."""
+        self._own = OwnSide(
+            name=name,
+            key=bytes(signing_key.verify_key),
+            master_secret=master_secret,
+            options=options,
+            bot=bot,
+        )
+        """What this side builds its frames with (the table's builders read it)."""
         self._restoring = False
         self.keys[seat] = bytes(signing_key.verify_key)
         self.names[seat] = name
@@ -406,61 +407,15 @@ class Session(Transcript):
     def _auto(self, step: Step) -> None:
         """Build every frame now due from this peer that needs no decision."""
         while self.phase is not Phase.OVER and self.speaker is self.seat:
-            if TABLE[self.phase].expects in _DECIDED:
-                return
+            if TABLE[self.phase].builds is None:
+                return  # a decision of the player's
             self.emit(self._build_auto(), step)
 
     def _build_auto(self) -> wire.Message:
-        phase = self.phase
-        version = wire.version_for(bot=self._bot)
-        bot = True if self._bot else None
-        if phase is Phase.HELLO:
-            nonce = hashing.coin_nonce(self._master)
-            return wire.Hello(
-                v=version,
-                name=self._local_name,
-                key=bytes(self._signing_key.verify_key),
-                coin=hashing.coin_commitment(nonce),
-                bot=bot,
-            )
-        if phase is Phase.WELCOME:
-            assert self._host_options is not None
-            return wire.Welcome(
-                v=version,
-                name=self._local_name,
-                key=bytes(self._signing_key.verify_key),
-                suits=self._host_options.suits,
-                rounds=self._host_options.rounds,
-                coin=hashing.coin_nonce(self._master),
-                bot=bot,
-            )
-        if phase is Phase.COIN:
-            return wire.Coin(nonce=hashing.coin_nonce(self._master))
-        track = self.round
-        assert track is not None
-        own = track.own_deal
-        assert own is not None
-        if phase in (Phase.COMMIT_HOST, Phase.COMMIT_JOINER):
-            return wire.Commit(round=track.number, commit=own.commitment)
-        if TABLE[phase].pass_number is not None:
-            made = own.make_pass()
-            return wire.DeckPass(round=track.number, n=made.number, points=b"".join(made.points))
-        if phase in (Phase.KEYS_JOINER, Phase.KEYS_HOST):
-            return wire.DealKeys(round=track.number, keys=b"".join(own.dealing_keys()))
-        if phase is Phase.ACK:
-            assert track.pending is not None
-            if track.pending[1].draw.from_deck:
-                return wire.Ack(key=own.give_draw().key)
-            return wire.Ack()
-        if phase in (Phase.REVEAL_HOST, Phase.REVEAL_JOINER):
-            return wire.Reveal(round=track.number, seed=own.reveal_seed())
-        if phase in (Phase.RESULT_HOST, Phase.RESULT_JOINER):
-            assert self.match is not None
-            return wire.Result(
-                scores=[list(s) for s in self.match.round_scores],
-                totals=list(self.match.totals),
-            )
-        raise LocalProtocolError(f"no automatic frame in phase {phase}")
+        build = TABLE[self.phase].builds
+        if build is None:
+            raise LocalProtocolError(f"no automatic frame in phase {self.phase}")
+        return build(self, self._own)
 
     def _build_move(self, turn: Turn) -> wire.MoveMsg:
         track = self.round
@@ -505,8 +460,9 @@ class Session(Transcript):
             raise LocalProtocolError(f"frame {frame.seq} is ours but it was not our turn to speak")
         message = frame.message
         if isinstance(message, wire.Hello | wire.Welcome):
-            self._bot = bool(message.bot)  # as it was played (a bot's file, resumed)
-            if self._bot:
+            # As it was played (a bot's file, resumed).
+            self._own = dataclasses.replace(self._own, bot=bool(message.bot))
+            if self._own.bot:
                 self.bots.add(self.seat)
         if isinstance(message, wire.MoveMsg):
             expected: wire.Message = self._build_move(turn_of(message))

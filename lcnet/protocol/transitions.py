@@ -19,6 +19,7 @@ from typing import Final
 
 from lcnet.deck import deal, group, hashing
 from lcnet.deck.deckcheck import RoundTrack
+from lcnet.deck.rounddeal import RoundDeal
 from lcnet.errors import IllegalMoveError, RemoteProtocolError, Violation
 from lcnet.game.cards import ALL_CARDS, Card, deck_size
 from lcnet.game.engine import DRAWS, PUT_DOWNS, Match, Round, Turn
@@ -34,7 +35,7 @@ from lcnet.protocol.events import (
     Step,
     TurnPlayed,
 )
-from lcnet.protocol.phases import Phase, TranscriptState, Transition
+from lcnet.protocol.phases import OwnSide, Phase, TranscriptState, Transition
 
 
 def on_hello(t: TranscriptState, frame: wire.Frame, author: Seat, step: Step) -> Phase | None:
@@ -335,33 +336,114 @@ def _deck_size(t: TranscriptState) -> int:
     return deck_size(_suit_count(t))
 
 
+# ------------------------------------------------------------------ what a player builds
+
+
+def build_hello(t: TranscriptState, own: OwnSide) -> wire.Message:
+    nonce = hashing.coin_nonce(own.master_secret)
+    return wire.Hello(
+        v=wire.version_for(bot=own.bot),
+        name=own.name,
+        key=own.key,
+        coin=hashing.coin_commitment(nonce),
+        bot=True if own.bot else None,
+    )
+
+
+def build_welcome(t: TranscriptState, own: OwnSide) -> wire.Message:
+    assert own.options is not None  # a host's
+    return wire.Welcome(
+        v=wire.version_for(bot=own.bot),
+        name=own.name,
+        key=own.key,
+        suits=own.options.suits,
+        rounds=own.options.rounds,
+        coin=hashing.coin_nonce(own.master_secret),
+        bot=True if own.bot else None,
+    )
+
+
+def build_coin(t: TranscriptState, own: OwnSide) -> wire.Message:
+    return wire.Coin(nonce=hashing.coin_nonce(own.master_secret))
+
+
+def build_commit(t: TranscriptState, own: OwnSide) -> wire.Message:
+    track, mine = _own_deal(t)
+    return wire.Commit(round=track.number, commit=mine.commitment)
+
+
+def build_pass(t: TranscriptState, own: OwnSide) -> wire.Message:
+    track, mine = _own_deal(t)
+    made = mine.make_pass()
+    return wire.DeckPass(round=track.number, n=made.number, points=b"".join(made.points))
+
+
+def build_keys(t: TranscriptState, own: OwnSide) -> wire.Message:
+    track, mine = _own_deal(t)
+    return wire.DealKeys(round=track.number, keys=b"".join(mine.dealing_keys()))
+
+
+def build_ack(t: TranscriptState, own: OwnSide) -> wire.Message:
+    track, mine = _own_deal(t)
+    assert track.pending is not None
+    return wire.Ack(key=mine.give_draw().key) if track.pending[1].draw.from_deck else wire.Ack()
+
+
+def build_reveal(t: TranscriptState, own: OwnSide) -> wire.Message:
+    track, mine = _own_deal(t)
+    return wire.Reveal(round=track.number, seed=mine.reveal_seed())
+
+
+def build_result(t: TranscriptState, own: OwnSide) -> wire.Message:
+    assert t.match is not None
+    return wire.Result(scores=[list(s) for s in t.match.round_scores], totals=list(t.match.totals))
+
+
+def _own_deal(t: TranscriptState) -> tuple[RoundTrack, RoundDeal]:
+    track = t.round
+    assert track is not None and track.own_deal is not None  # a player's round
+    return track, track.own_deal
+
+
 # ------------------------------------------------------------------ the table
 
+_T = Transition
 TABLE: Final[Mapping[Phase, Transition]] = MappingProxyType(
     {
-        Phase.HELLO: Transition(Seat.JOINER, wire.Hello, on_hello, (Phase.WELCOME,)),
-        Phase.WELCOME: Transition(Seat.HOST, wire.Welcome, on_welcome, (Phase.COIN,)),
-        Phase.COIN: Transition(Seat.JOINER, wire.Coin, on_coin, (Phase.COMMIT_HOST,)),
-        Phase.COMMIT_HOST: Transition(Seat.HOST, wire.Commit, on_commit, (Phase.COMMIT_JOINER,)),
-        Phase.COMMIT_JOINER: Transition(Seat.JOINER, wire.Commit, on_commit, (Phase.PASS_1,)),
-        Phase.PASS_1: Transition(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_2,), 1),
-        Phase.PASS_2: Transition(Seat.JOINER, wire.DeckPass, on_pass, (Phase.PASS_3,), 2),
-        Phase.PASS_3: Transition(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_4,), 3),
-        Phase.PASS_4: Transition(Seat.JOINER, wire.DeckPass, on_pass, (Phase.KEYS_JOINER,), 4),
-        Phase.KEYS_JOINER: Transition(Seat.JOINER, wire.DealKeys, on_keys, (Phase.KEYS_HOST,)),
-        Phase.KEYS_HOST: Transition(Seat.HOST, wire.DealKeys, on_keys, (Phase.MOVE,)),
-        Phase.MOVE: Transition(None, wire.MoveMsg, on_move, (Phase.ACK,)),
-        Phase.ACK: Transition(None, wire.Ack, on_ack, (Phase.MOVE, Phase.REVEAL_HOST)),
-        Phase.REVEAL_HOST: Transition(Seat.HOST, wire.Reveal, on_reveal, (Phase.REVEAL_JOINER,)),
-        Phase.REVEAL_JOINER: Transition(
-            Seat.JOINER, wire.Reveal, on_reveal, (Phase.COMMIT_HOST, Phase.RESULT_HOST)
+        Phase.HELLO: _T(Seat.JOINER, wire.Hello, on_hello, (Phase.WELCOME,), build_hello),
+        Phase.WELCOME: _T(Seat.HOST, wire.Welcome, on_welcome, (Phase.COIN,), build_welcome),
+        Phase.COIN: _T(Seat.JOINER, wire.Coin, on_coin, (Phase.COMMIT_HOST,), build_coin),
+        Phase.COMMIT_HOST: _T(
+            Seat.HOST, wire.Commit, on_commit, (Phase.COMMIT_JOINER,), build_commit
         ),
-        Phase.RESULT_HOST: Transition(Seat.HOST, wire.Result, on_result, (Phase.RESULT_JOINER,)),
-        Phase.RESULT_JOINER: Transition(Seat.JOINER, wire.Result, on_result, (Phase.OVER,)),
-        Phase.OVER: Transition(None, None, None, ()),
+        Phase.COMMIT_JOINER: _T(Seat.JOINER, wire.Commit, on_commit, (Phase.PASS_1,), build_commit),
+        Phase.PASS_1: _T(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_2,), build_pass, 1),
+        Phase.PASS_2: _T(Seat.JOINER, wire.DeckPass, on_pass, (Phase.PASS_3,), build_pass, 2),
+        Phase.PASS_3: _T(Seat.HOST, wire.DeckPass, on_pass, (Phase.PASS_4,), build_pass, 3),
+        Phase.PASS_4: _T(Seat.JOINER, wire.DeckPass, on_pass, (Phase.KEYS_JOINER,), build_pass, 4),
+        Phase.KEYS_JOINER: _T(Seat.JOINER, wire.DealKeys, on_keys, (Phase.KEYS_HOST,), build_keys),
+        Phase.KEYS_HOST: _T(Seat.HOST, wire.DealKeys, on_keys, (Phase.MOVE,), build_keys),
+        Phase.MOVE: _T(None, wire.MoveMsg, on_move, (Phase.ACK,), None),  # the player decides
+        Phase.ACK: _T(None, wire.Ack, on_ack, (Phase.MOVE, Phase.REVEAL_HOST), build_ack),
+        Phase.REVEAL_HOST: _T(
+            Seat.HOST, wire.Reveal, on_reveal, (Phase.REVEAL_JOINER,), build_reveal
+        ),
+        Phase.REVEAL_JOINER: _T(
+            Seat.JOINER,
+            wire.Reveal,
+            on_reveal,
+            (Phase.COMMIT_HOST, Phase.RESULT_HOST),
+            build_reveal,
+        ),
+        Phase.RESULT_HOST: _T(
+            Seat.HOST, wire.Result, on_result, (Phase.RESULT_JOINER,), build_result
+        ),
+        Phase.RESULT_JOINER: _T(Seat.JOINER, wire.Result, on_result, (Phase.OVER,), build_result),
+        Phase.OVER: _T(None, None, None, (), None),
     }
 )
-"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it).
+"""The state machine as data (docs/PROTOCOL.md §6.1, which a test compares with it),
+with what a player builds where it speaks and has no choice to make.
 
 In every phase but HELLO, WELCOME and OVER the speaker may send ``resign``
 instead, and either player ``dispute`` (both end the match: OVER)."""

@@ -74,6 +74,17 @@ def test_every_phase_is_in_the_table_and_every_successor_is_a_phase() -> None:
             assert handler.__name__ == f"on_{row.expects.TYPE}", phase
 
 
+def test_a_player_builds_every_frame_itself_but_a_move() -> None:
+    """Where a player speaks, the row says what it builds (``build_<type>``);
+    a move is the player's decision, and after the end nobody speaks."""
+    decided = {phase for phase, row in TABLE.items() if row.builds is None}
+    assert decided == {Phase.MOVE, Phase.OVER}
+    for phase, row in TABLE.items():
+        if row.builds is not None:
+            assert row.expects is not None, phase
+            assert row.builds.__name__ == f"build_{row.expects.TYPE}", phase
+
+
 # ------------------------------------------------- every phase, every type
 
 SAMPLES: dict[type[wire.Message], wire.Message] = {
