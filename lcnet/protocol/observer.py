@@ -21,7 +21,7 @@ a player in what it cannot know and what it must weigh:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from lcnet.deck import deal
 from lcnet.deck.deckcheck import ObserverDeck, RoundTrack
@@ -35,36 +35,12 @@ from lcnet.protocol.transcript import Transcript
 class Observer(Transcript):
     """A transcript checked from the outside (see the module)."""
 
-    def is_own(self, seat: Seat) -> bool:
-        return False
-
-    @property
-    def detector(self) -> None:
-        return None
-
     def new_round(self, number: int, starter: Seat) -> RoundTrack:
         assert self.options is not None and self.game_id is not None
         deck = ObserverDeck(None, suit_count=self.options.suits, game_id=self.game_id)
         track = RoundTrack(number=number, starter=starter, deck=deck)
         deck.attach(track)
         return track
-
-    def decode(self, raw: bytes) -> wire.Frame:
-        """A frame decoded leniently: an observer does not know the signer before
-        it checks the signature, so it holds the frame to its signer's version
-        once the signature names the signer (§5.5; :meth:`receive_frame`).
-        Raises :class:`wire.MalformedFrame`."""
-        return wire.decode_frame(raw, allow_unknown_fields=True)
-
-    def _signers(self) -> Iterable[Seat]:
-        speaker = self.speaker
-        return [s for s in (speaker, *Seat) if s is not None]
-
-    def _welcome_by(self, holder: Seat) -> Seat:
-        return holder  # its holder signed it: the observer names that holder, never the host
-
-    def _blames(self, offender: Seat) -> bool:
-        return True  # an observer judges both players
 
     def _after_frame(self, step: Step) -> None:
         return None  # an observer sends nothing

@@ -21,7 +21,7 @@ verify are dropped and counted; they never change anything.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import nacl.signing
@@ -59,7 +59,7 @@ class Session(Transcript):
     ) -> None:
         if seat is Seat.HOST and options is None:
             options = MatchOptions()
-        super().__init__(options=options if seat is Seat.HOST else None)
+        super().__init__(own=seat, options=options if seat is Seat.HOST else None)
         self.seat: Final = seat
         self._signing_key = signing_key
         self._master = master_secret
@@ -152,13 +152,6 @@ class Session(Transcript):
 
     # -- the role
 
-    def is_own(self, seat: Seat) -> bool:
-        return seat is self.seat
-
-    @property
-    def detector(self) -> Seat:
-        return self.seat
-
     def new_round(self, number: int, starter: Seat) -> RoundTrack:
         assert self.options is not None and self.game_id is not None
         own = rounddeal.RoundDeal.from_master(
@@ -170,14 +163,6 @@ class Session(Transcript):
         )
         return RoundTrack(number=number, starter=starter, deck=PlayerDeck(own))
 
-    def decode(self, raw: bytes) -> wire.Frame:
-        """A frame from the peer, decoded by the one rule of §5.5: fields this
-        version does not know only from a peer that announced a newer minor
-        version. Raises :class:`wire.MalformedFrame` (:class:`wire.IncompatibleVersion`)."""
-        return wire.decode_frame(
-            raw, allow_unknown_fields=self.peer_minor > wire.PROTOCOL_VERSION[1]
-        )
-
     @property
     def peer_minor(self) -> int:
         """The minor version the peer announced (this version's until it has)."""
@@ -185,15 +170,6 @@ class Session(Transcript):
 
     def _newer_peer(self) -> bool:
         return self.peer_minor > wire.PROTOCOL_VERSION[1]
-
-    def _signers(self) -> Iterable[Seat]:
-        return (self.seat.other,)
-
-    def _welcome_by(self, holder: Seat) -> Seat | None:
-        return None  # a welcome with a key already known: ours, or the joiner's own
-
-    def _blames(self, offender: Seat) -> bool:
-        return offender is not self.seat
 
     def _after_frame(self, step: Step) -> None:
         if not self._restoring:

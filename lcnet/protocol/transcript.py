@@ -13,8 +13,13 @@ Two roles stand on it:
 * :class:`lcnet.protocol.observer.Observer`, with no secrets: ``lcnet audit`` and
   ``lcnet replay`` run it, so they execute the very code of the live game.
 
-Where the two differ, the machine asks its role (the methods a role
-defines, below). No sockets, files or clocks: frames in, :class:`Step` out.
+The transcript holds its role as data: ``own``, the seat whose side it is
+(``None``: an observer's, no side). Whose signature a frame may carry, who
+is blamed for a fault found here, who detects it and how strictly a frame
+is decoded follow from it. What the two roles *do* differently (a player
+answers and builds its frames, an observer judges and defers deck checks
+to the reveal) is in the few methods each defines, below. No sockets, files
+or clocks: frames in, :class:`Step` out.
 """
 
 from __future__ import annotations
@@ -62,7 +67,9 @@ class FrameHeader(NamedTuple):
 class Transcript(abc.ABC):
     """A match's transcript as one side sees it, frame by frame (see the module)."""
 
-    def __init__(self, *, options: MatchOptions | None = None) -> None:
+    def __init__(self, *, own: Seat | None = None, options: MatchOptions | None = None) -> None:
+        self.own: Final = own
+        """The seat whose side this transcript is (``None``: an observer's)."""
         self.options: MatchOptions | None = options
         self.names: dict[Seat, str] = {}
         self.bots: set[Seat] = set()
@@ -94,31 +101,51 @@ class Transcript(abc.ABC):
         self.failure: str | None = None
         """Why this program failed (see :class:`SessionFailed`); it then refuses all."""
 
-    # -- what a role defines
+    # -- what follows from the role
 
-    @abc.abstractmethod
     def is_own(self, seat: Seat) -> bool:
         """Whether ``seat`` is this side (whose cards it holds itself)."""
+        return seat is self.own
+
+    @property
+    def detector(self) -> Seat | None:
+        """Who a violation this side finds is detected by (``None``: the audit)."""
+        return self.own
+
+    def decode(self, raw: bytes) -> wire.Frame:
+        """A received frame, decoded by the version rule of §5.5: fields this
+        version does not know only from a peer that announced a newer minor
+        version. A player knows who sends (its peer); an observer does not
+        before the signature names the signer, so it decodes leniently and
+        holds the frame to its signer's version then (:meth:`receive_frame`).
+        Raises :class:`wire.MalformedFrame` (:class:`wire.IncompatibleVersion`)."""
+        ours = wire.PROTOCOL_VERSION[1]
+        lenient = self.own is None or self.minors.get(self.own.other, ours) > ours
+        return wire.decode_frame(raw, allow_unknown_fields=lenient)
+
+    def _signers(self) -> Iterable[Seat]:
+        """Whose signature a new frame may carry, in the order to try them: a
+        player's peer's only; for an observer, the speaker's first."""
+        if self.own is not None:
+            return (self.own.other,)
+        return [s for s in (self.speaker, *_SEATS) if s is not None]
+
+    def _welcome_by(self, holder: Seat) -> Seat | None:
+        """Who signed a welcome carrying ``holder``'s key, a key already known
+        (``None``: drop it). A player drops it (its own key, or the joiner's
+        own); an observer names its holder, never the host."""
+        return holder if self.own is None else None
+
+    def _blames(self, offender: Seat) -> bool:
+        """Whether a fault of ``offender`` found here is proven (else it is this
+        program's own): a player blames only the other; an observer judges both."""
+        return offender is not self.own
+
+    # -- what a role does
 
     @abc.abstractmethod
     def new_round(self, number: int, starter: Seat) -> RoundTrack:
         """The track of a new round, with this role's deck checks."""
-
-    @abc.abstractmethod
-    def decode(self, raw: bytes) -> wire.Frame:
-        """A received frame, decoded by the version rule of §5.5 as this role applies it."""
-
-    @abc.abstractmethod
-    def _signers(self) -> Iterable[Seat]:
-        """Whose signature a new frame may carry, in the order to try them."""
-
-    @abc.abstractmethod
-    def _welcome_by(self, holder: Seat) -> Seat | None:
-        """Who signed a welcome carrying ``holder``'s key (``None``: drop it)."""
-
-    @abc.abstractmethod
-    def _blames(self, offender: Seat) -> bool:
-        """Whether a fault of ``offender`` found here is proven (else it is ours)."""
 
     @abc.abstractmethod
     def _receive_control(self, frame: wire.Frame, step: Step) -> Step: ...
@@ -452,11 +479,6 @@ class Transcript(abc.ABC):
         self.phase = Phase.OVER
         step.events.append(DisputeRaised(info))
         self._answer(info, offending, step)
-
-    @property
-    @abc.abstractmethod
-    def detector(self) -> Seat | None:
-        """Who a violation this side finds is detected by (``None``: the audit)."""
 
     def _end_with_dispute(
         self, offender: Seat, message: wire.Dispute, step: Step, *, detected_by: Seat | None
