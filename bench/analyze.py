@@ -25,8 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from lcnet.bots import advice  # noqa: E402
 from lcnet.game.seat import Seat  # noqa: E402
-from lcnet.review import analysis  # noqa: E402
-from lcnet.review import positions as replay  # noqa: E402
+from lcnet.review import analysis, positions  # noqa: E402
 from lcnet.store.replayfile import read_replay  # noqa: E402
 
 SAMPLES = [ROOT / "replays" / f"sample-complete-{seat}.lcnet" for seat in ("host", "joiner")]
@@ -40,7 +39,7 @@ def main() -> None:
     print(f"deals: {args.deals} per turn")
     for path in args.file:
         contents = read_replay(path)
-        record = replay.load_contents(contents)
+        record = positions.load_contents(contents)
         seat = Seat[contents.header.seat.upper()]
         start, cpu = time.perf_counter(), time.process_time()
         result = analysis.analyze_record(record, seat, deals=args.deals)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final
 from lcnet.errors import UsageError, UserError
 from lcnet.game.seat import Seat
 from lcnet.invocation import command
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.store.replayfile import ReplayContents, read_replay
 from lcnet.textsafe import shown
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.deals <= MAX_DEALS:
         raise UsageError(f"--deals must be between 1 and {MAX_DEALS}")
     contents = read_replay(args.file)
-    record = replay.load_contents(contents)
+    record = positions.load_contents(contents)
     if contents.damage:
         name = shown(args.file)
         print(
@@ -147,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
     return view_replay(record, perspective=perspective, owner=_owner(contents))
 
 
-def analyze(args: argparse.Namespace, contents: ReplayContents, record: replay.MatchRecord) -> int:
+def analyze(
+    args: argparse.Namespace, contents: ReplayContents, record: positions.MatchRecord
+) -> int:
     """``--analyze``: the analysis of one player's turns, as text or JSON."""
     from lcnet.review import analysis
 
@@ -210,7 +212,7 @@ class _ProgressBar:
         sys.stderr.flush()
 
 
-def print_text(record: replay.MatchRecord, perspective: Perspective) -> int:
+def print_text(record: positions.MatchRecord, perspective: Perspective) -> int:
     from lcnet.ui.replay_view import text_lines
 
     try:

@@ -22,7 +22,7 @@ from lcnet.bots import advice
 from lcnet.bots.advice import short
 from lcnet.errors import UserError
 from lcnet.game.seat import Seat
-from lcnet.review import positions as replay
+from lcnet.review import positions
 
 WORST: Final = 3
 """How many of the costliest turns the analysis marks."""
@@ -33,7 +33,7 @@ estimate's noise more than a mistake)."""
 
 @dataclass(frozen=True)
 class AnalyzedTurn:
-    decision: replay.Decision
+    decision: positions.Decision
     verdict: advice.TurnVerdict
     worst: bool
     """One of the turns that lost the most (at most :data:`WORST`)."""
@@ -73,7 +73,7 @@ class MatchAnalysis:
 
 
 def analyze_record(
-    record: replay.MatchRecord,
+    record: positions.MatchRecord,
     seat: Seat,
     *,
     seed: int = 0,
@@ -81,8 +81,8 @@ def analyze_record(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> MatchAnalysis:
     """Analyse ``seat``'s turns in ``record``; a :class:`UserError` if there are none."""
-    decisions = replay.decisions(record, seat)
-    hidden = replay.hidden_turns(record, seat)
+    decisions = positions.decisions(record, seat)
+    hidden = positions.hidden_turns(record, seat)
     player = f"{record.name(seat)} ({seat})" if record.name(seat) != str(seat) else str(seat)
     if not decisions:
         why = (

@@ -39,7 +39,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 
 from lcnet.game.seat import Seat
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.review.positions import MatchRecord, Position
 from lcnet.textsafe import shown
 from lcnet.ui.board import (
@@ -217,7 +217,7 @@ def text_lines(record: MatchRecord, perspective: Perspective) -> list[str]:
     if not record.positions:
         out.append("no round was dealt in this file")
     for position in record.positions:
-        block = replay.render_text(record, position, perspective.seat)
+        block = positions.render_text(record, position, perspective.seat)
         block[0] = (
             f"round {position.round}/{record.rounds}, turn {position.turn}: "
             f"{move_text(record, position, perspective)}"
@@ -287,8 +287,8 @@ class ReplayViewer(Redrawn):
 
     @property
     def position(self) -> Position | None:
-        positions = self.record.positions
-        return positions[self.index] if positions else None
+        steps = self.record.positions
+        return steps[self.index] if steps else None
 
     # -- moving
 

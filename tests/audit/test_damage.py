@@ -17,7 +17,7 @@ from lcnet.audit import verdict as audit
 from lcnet.cli import main
 from lcnet.game.seat import Seat
 from lcnet.protocol import wire
-from lcnet.store import replayfile as replaylog
+from lcnet.store import replayfile
 from lcnet.store.replayfile import MAGIC, ReplayFileError, ReplayHeader, parse_replay, read_replay
 from lcnet.store.writer import ReplayWriter, write_replay
 from tests.cheaters import Cheater, Table
@@ -623,7 +623,7 @@ def test_frames_after_a_damage_that_do_not_chain_are_no_resynchronisation_point(
 def test_a_file_over_the_size_bound_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    limit = replaylog.MAX_FILE_BYTES
+    limit = replayfile.MAX_FILE_BYTES
     assert limit == 32 << 20
     path = tmp_path / "huge.lcnet"
     with path.open("wb") as out:
@@ -636,7 +636,7 @@ def test_a_file_over_the_size_bound_is_refused(
         parse_replay(HOST.read_bytes().ljust(limit + 1, b"\x00"))
     # Exactly at the bound a file is read.
     data = HOST.read_bytes()
-    monkeypatch.setattr(replaylog, "MAX_FILE_BYTES", len(data))
+    monkeypatch.setattr(replayfile, "MAX_FILE_BYTES", len(data))
     assert read_replay(HOST).frames == parse_replay(data).frames
     with pytest.raises(ReplayFileError, match=f"{len(data) + 1} bytes"):
         parse_replay(data + b"\x00")
@@ -689,10 +689,10 @@ def test_crafted_input_costs_a_bounded_number_of_checksum_bytes(
     pattern, mib, outcome = CRAFTED[name]
     data = crafted(pattern, mib << 20)
     counter = _CountingZlib()
-    monkeypatch.setattr(replaylog, "zlib", counter)
+    monkeypatch.setattr(replayfile, "zlib", counter)
     contents = parse_replay(data)
     # The intact prefix once, then at most the scan's budget: linear in the size.
-    assert counter.crc_bytes <= len(data) + replaylog.scan_budget(len(data)), counter.crc_bytes
+    assert counter.crc_bytes <= len(data) + replayfile.scan_budget(len(data)), counter.crc_bytes
     bad = len(CRAFTED_HEAD)
     assert contents.valid_bytes == bad
     if outcome == "kept":
@@ -705,7 +705,7 @@ def test_crafted_input_costs_a_bounded_number_of_checksum_bytes(
         [damage] = contents.damage
         assert (damage.offset, damage.resumes_at, damage.records_after) == (bad, len(data), 0)
         assert "within the scan's budget" in damage.reason and contents.torn is None
-        assert counter.crc_bytes > replaylog.scan_budget(len(data)) - (1 << 16)
+        assert counter.crc_bytes > replayfile.scan_budget(len(data)) - (1 << 16)
 
 
 def test_a_length_run_past_the_end_with_the_owner_s_later_frames_after_it_is_damage(

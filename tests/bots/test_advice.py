@@ -12,7 +12,7 @@ from lcnet.bots.commitment import committed_turns, is_stall
 from lcnet.game.cards import Card, Suit
 from lcnet.game.engine import Turn, View
 from lcnet.game.seat import Seat
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.store.replayfile import read_replay
 from tests.helpers import table_view
 
@@ -23,17 +23,17 @@ DEALS = 12
 
 
 @pytest.fixture(scope="module")
-def record() -> replay.MatchRecord:
-    return replay.load_contents(read_replay(SAMPLE))
+def record() -> positions.MatchRecord:
+    return positions.load_contents(read_replay(SAMPLE))
 
 
-def owner_steps(record: replay.MatchRecord) -> list[tuple[View, Turn]]:
-    return [(d.view, d.played) for d in replay.decisions(record, Seat.HOST)]
+def owner_steps(record: positions.MatchRecord) -> list[tuple[View, Turn]]:
+    return [(d.view, d.played) for d in positions.decisions(record, Seat.HOST)]
 
 
 @pytest.mark.slow
 def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
-    record: replay.MatchRecord,
+    record: positions.MatchRecord,
 ) -> None:
     for view, _played in owner_steps(record)[::9]:
         hint = advice.suggest(view, deals=DEALS)
@@ -43,7 +43,7 @@ def test_a_hint_is_a_legal_turn_that_keeps_the_commitment_rule(
 
 
 def test_a_hint_is_the_same_for_the_same_seed_and_reads_no_hidden_card(
-    record: replay.MatchRecord,
+    record: positions.MatchRecord,
 ) -> None:
     """Two tables that differ only in the opponent's hidden hand give one view and one hint."""
     position = next(
@@ -96,7 +96,7 @@ def test_the_bots_own_choice_loses_nothing() -> None:
 
 @pytest.mark.slow
 def test_analyze_gives_one_verdict_per_step_in_order_with_progress(
-    record: replay.MatchRecord,
+    record: positions.MatchRecord,
 ) -> None:
     steps = owner_steps(record)[:6]
     seen: list[tuple[int, int]] = []

@@ -11,8 +11,7 @@ import pytest
 
 from lcnet.cli import main
 from lcnet.game.seat import Seat
-from lcnet.review import analysis
-from lcnet.review import positions as replay
+from lcnet.review import analysis, positions
 from lcnet.store.replayfile import ReplayHeader, read_replay
 from lcnet.store.writer import write_replay
 
@@ -24,7 +23,7 @@ DEALS = "1"
 
 def owner_turns(path: Path, seat: Seat) -> list[tuple[int, int]]:
     """(round, turn number) of every turn ``seat`` played in the file."""
-    record = replay.load_contents(read_replay(path))
+    record = positions.load_contents(read_replay(path))
     return [(p.round, p.turn) for p in record.positions if p.last and p.last[0] is seat]
 
 

@@ -20,12 +20,12 @@ from lcnet.bots import make_bot
 from lcnet.deck import hashing
 from lcnet.errors import ExitCode
 from lcnet.game.seat import Seat
-from lcnet.net import peer as net
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.phases import Phase
 from lcnet.protocol.status import Status
 from lcnet.store import identity
+from lcnet.store.identity import KeyChanged
 from lcnet.store.replayfile import read_replay
 from tests.netutil import (
     DEADLINE,
@@ -402,7 +402,7 @@ def test_a_failed_joiner_stops_its_timers_and_the_event_loop_goes_on(tmp_path: P
             await joiner.peer.aclose()
             await host.peer.aclose()
             ctx.term()
-        assert isinstance(joiner.peer.failure, net.KeyChanged)
+        assert isinstance(joiner.peer.failure, KeyChanged)
 
     asyncio.run(main())
 

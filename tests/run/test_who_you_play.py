@@ -21,14 +21,14 @@ import zmq.asyncio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from lcnet.cli._netargs import StandardStreams
-from lcnet.errors import ExitCode
+from lcnet.errors import ExitCode, Refused
 from lcnet.game.seat import Seat
 from lcnet.link.admission import BUSY_REASON
-from lcnet.net import peer as net
 from lcnet.protocol.client import MatchClient
 from lcnet.protocol.status import Status
 from lcnet.run.netmatch import Player, host_match, join_match
 from lcnet.store import identity
+from lcnet.store.identity import KeyChanged
 from lcnet.ui.game import GameUI
 from lcnet.ui.lines import run_lines
 from tests.netutil import (
@@ -196,7 +196,7 @@ def test_an_impostor_host_stops_the_full_screen_on_a_warning_and_nothing_is_kept
         proc, port, fake = await impostor_host(tmp_path)
         seen["fake"] = [fake]
         try:
-            with pytest.raises(net.KeyChanged) as caught:
+            with pytest.raises(KeyChanged) as caught:
                 await join_match(host=LOOPBACK, port=port, player=player(alice, alice / "r"))
             host_code, _, host_err = await finish(proc)
         finally:
@@ -375,7 +375,7 @@ def test_a_host_shows_a_turned_away_impostor_and_goes_on_waiting(
     # (issue 44, point 15).
     assert "R resign" not in flat(seen["after"]) and "q quit" in flat(seen["after"])
     refused = seen["refused"]
-    assert isinstance(refused, net.Refused) and refused.exit_code == ExitCode.REFUSED
+    assert isinstance(refused, Refused) and refused.exit_code == ExitCode.REFUSED
     assert "not the one known here" in str(refused)
     assert files(hana / "r") == []
 
@@ -425,7 +425,7 @@ def test_a_busy_host_is_shown_in_the_full_screen_and_exits_refused(
         ctx = zmq.asyncio.Context()
         host, joiner, port = await busy_host(tmp_path, ctx)
         try:
-            with pytest.raises(net.Refused) as caught:
+            with pytest.raises(Refused) as caught:
                 await join_match(host=LOOPBACK, port=port, player=player(me, me / "r"))
         finally:
             await host.peer.aclose()

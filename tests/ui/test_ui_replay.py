@@ -13,7 +13,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from lcnet.bots import advice
 from lcnet.cli import main
 from lcnet.game.seat import Seat
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.review.positions import MatchRecord
 from lcnet.store.replayfile import read_replay
 from lcnet.ui.board import SCREEN_WIDTH, plain
@@ -46,13 +46,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def record(files: list[Path]) -> MatchRecord:
-    return replay.load_contents(read_replay(files[0]))
+    return positions.load_contents(read_replay(files[0]))
 
 
 def unfinished(files: list[Path], frames: int) -> MatchRecord:
     """The same match cut after ``frames`` frames, as a crashed peer's file would be."""
     contents = read_replay(files[0])
-    return replay.load(contents.frames[:frames])
+    return positions.load(contents.frames[:frames])
 
 
 def view(record: MatchRecord, scenario: Scenario, perspective: Perspective) -> int:
@@ -171,7 +171,7 @@ def test_a_card_drawn_from_the_deck_is_secret_in_a_one_seat_view(record: MatchRe
 @pytest.mark.slow
 @pytest.mark.parametrize("suits", [5, 6])
 def test_every_step_fits_80_columns_and_24_rows(suits: int) -> None:
-    record = replay.load(match_frames(rounds=1, suits=suits))
+    record = positions.load(match_frames(rounds=1, suits=suits))
     for position in record.positions:
         for perspective in Perspective:
             lines = plain(position_lines(record, position, perspective))

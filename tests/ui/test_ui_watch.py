@@ -27,7 +27,7 @@ from prompt_toolkit.input import DummyInput, PipeInput, create_pipe_input
 from lcnet.audit import verdict as audit
 from lcnet.game.seat import Seat
 from lcnet.protocol.events import MatchOptions
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.store.replayfile import read_replay
 from lcnet.ui import replay_view
 from lcnet.ui.board import SCREEN_WIDTH, plain
@@ -102,9 +102,9 @@ def cards(text: str) -> set[str]:
     return set(CARD.findall(text))
 
 
-def replay_at_last_step(frames: list[bytes]) -> tuple[replay.MatchRecord, list[str]]:
+def replay_at_last_step(frames: list[bytes]) -> tuple[positions.MatchRecord, list[str]]:
     """``lcnet replay --seat both`` of ``frames``, at its last step, on 80x24."""
-    record = replay.load(frames)
+    record = positions.load(frames)
     viewer = ReplayViewer(
         record, perspective=Perspective.BOTH, input=DummyInput(), output=SmallOutput()
     )
@@ -112,7 +112,7 @@ def replay_at_last_step(frames: list[bytes]) -> tuple[replay.MatchRecord, list[s
     return record, render(viewer.app)
 
 
-def replay_cards(record: replay.MatchRecord, screen: list[str]) -> set[str]:
+def replay_cards(record: positions.MatchRecord, screen: list[str]) -> set[str]:
     """Every card ``lcnet replay --seat both`` names at the last step or before:
     the full screen at the last step, the body of every earlier step, and the
     text form (``--text``: every step, and the audit's verdict whole, which
@@ -205,7 +205,7 @@ def test_at_every_step_of_a_cheat_and_a_resignation_the_screen_is_the_replay_s()
 @pytest.mark.slow
 def test_a_finished_round_shows_both_hands_as_the_replay_does_and_not_before() -> None:
     frames = transcript("sample-complete-host.lcnet")
-    record = replay.load(list(frames))
+    record = positions.load(list(frames))
     end_of_round = record.round_starts[1] - 1  # the last position of round 1
     screen, spectator = watch_screen(), Spectator()
     hidden_seen = revealed_seen = False
@@ -286,7 +286,7 @@ def run_keys(frames: tuple[bytes, ...], press: str) -> tuple[list[list[str]], ob
 @pytest.mark.slow
 def test_keys_i_m_and_q_on_a_screen_fed_frames() -> None:
     frames = transcript("sample-complete-host.lcnet")[:150]
-    record = replay.load(list(frames))
+    record = positions.load(list(frames))
     seen, result = run_keys(frames, "imm")
     assert result is None  # q before the watch ended: it was stopped
     players = "\n".join(seen[0])

@@ -33,7 +33,7 @@ from lcnet.link.audience import (
 from lcnet.protocol import wire
 from lcnet.protocol.events import MatchOptions
 from lcnet.protocol.session import Session
-from lcnet.review import positions as replay
+from lcnet.review import positions
 from lcnet.store import identity
 from lcnet.store.replayfile import read_replay
 from lcnet.watch.peer import Watching, watch
@@ -227,9 +227,9 @@ def test_the_spectator_s_board_never_shows_more_than_the_replay_of_the_same_fram
         assert spectator.have == index
         if index % 25 and index != len(frames):
             continue
-        record = replay.load(frames[:index])
+        record = positions.load(frames[:index])
         expected = (
-            replay.render_text(record, record.positions[-1], None) if record.positions else []
+            positions.render_text(record, record.positions[-1], None) if record.positions else []
         )
         assert spectator.board() == expected
         checked += 1

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lcnet.store import replayfile as replaylog
+from lcnet.store import replayfile
 from lcnet.store.replayfile import (
     MAGIC,
     ReplayFileError,
@@ -391,7 +391,7 @@ def test_a_failed_write_is_cut_off_and_the_writer_writes_no_more(
     def half(fd: int, data: bytes) -> int:  # what a full disk does
         return real_write(fd, data[: len(data) // 2])
 
-    monkeypatch.setattr(replaylog.os, "write", half)
+    monkeypatch.setattr(replayfile.os, "write", half)
     with pytest.raises(OSError, match="short write"):
         writer.append_frame(b"B" * 100)
     monkeypatch.undo()
