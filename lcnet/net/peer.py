@@ -238,7 +238,7 @@ class NetPeer:
         try:
             step = self._session.play(turn)
         except SessionFailed as exc:
-            self._fail(LocalFailure.of(exc, self.replay_path))
+            self._stop_on(LocalFailure.of(exc, self.replay_path))
             raise
         self._commit(step)
         if self._failure is not None:  # the move could not be recorded: it was not sent
@@ -247,7 +247,7 @@ class NetPeer:
     async def resign(self) -> None:
         if self._failure is not None:
             raise self._failure
-        self._apply(self._link.resign(_snapshot(self._session)))
+        self._carry_out(self._link.resign(_snapshot(self._session)))
         if self._failure is not None:
             raise self._failure
 
@@ -300,7 +300,7 @@ class NetPeer:
             loop.create_task(self._receive_loop()),
             loop.create_task(self._pump_loop()),
         ]
-        self._apply(self._link.start(self._clock(), _snapshot(self._session)))
+        self._carry_out(self._link.start(self._clock(), _snapshot(self._session)))
         if self._session.next_seq:  # resumed: the spectators are told it waits for its opponent
             self._audience.status(self._link.status, self._session.control, self._clock())
 
@@ -346,12 +346,12 @@ class NetPeer:
             try:
                 self._handle(ident, raw)
             except UserError as exc:  # a refused host (the joiner's only peer): stop
-                self._fail(exc)
+                self._stop_on(exc)
             except Exception as exc:
                 # Whatever the peer sends is refused without an exception; one that
                 # escapes is a fault of this program. Fail closed: stop, sign
                 # nothing more, keep the file as the last good state.
-                self._fail(LocalFailure.of(exc, self.replay_path))
+                self._stop_on(LocalFailure.of(exc, self.replay_path))
                 return
 
     def _handle(self, ident: bytes, raw: bytes) -> None:
@@ -363,7 +363,7 @@ class NetPeer:
         except wire.IncompatibleVersion as exc:
             self.dropped += 1
             if self._seat is Seat.JOINER and session.next_seq <= 1:
-                self._fail(IncompatiblePeer(str(exc)))
+                self._stop_on(IncompatiblePeer(str(exc)))
             elif self._role is Seat.HOST and ident != self._door.peer:
                 self._door.turn_away(session, ident, str(exc))
             return
@@ -387,7 +387,7 @@ class NetPeer:
             self._on_control(frame)
             return
         if self._previous is not None and (wrong := rematch.check_opening(self._previous, frame)):
-            self._fail(Refused(wrong))
+            self._stop_on(Refused(wrong))
             return
         if self._seat is Seat.JOINER and isinstance(frame.message, wire.Welcome):
             try:
@@ -401,7 +401,7 @@ class NetPeer:
             self._heard()
         if step.accepted is None and step.evidence is None and not step.outgoing:
             if any(isinstance(e, FrameGap) for e in step.events):
-                self._apply(self._link.gap(self._clock(), _snapshot(self._session)))
+                self._carry_out(self._link.gap(self._clock(), _snapshot(self._session)))
             else:
                 self.dropped += sum(1 for e in step.events if isinstance(e, FrameDropped))
         self._commit(step)
@@ -411,7 +411,7 @@ class NetPeer:
         if isinstance(message, wire.Busy):
             refusal = admission.refusal(self._session, frame)
             if refusal is not None:
-                self._fail(Refused(refusal))
+                self._stop_on(Refused(refusal))
             return
         step = self._session.receive_frame(frame)
         if not any(isinstance(e, ControlReceived) for e in step.events):
@@ -422,7 +422,7 @@ class NetPeer:
             return
         self._audience.pass_on(message, frame.raw, self._clock())
         if isinstance(message, wire.Bye):
-            self._apply(self._link.left(_snapshot(self._session)))
+            self._carry_out(self._link.left(_snapshot(self._session)))
             return
         if isinstance(message, wire.Watching) and self._role is Seat.JOINER:
             self._watchers, self._unlisted = _watchers_of(message)
@@ -443,10 +443,10 @@ class NetPeer:
         actions = self._link.sync_received(
             self._clock(), _snapshot(self._session), have=message.have, same_head=same_head
         )
-        self._apply(actions)
+        self._carry_out(actions)
 
     def _heard(self) -> None:
-        self._apply(self._link.heard(self._clock(), _snapshot(self._session)))
+        self._carry_out(self._link.heard(self._clock(), _snapshot(self._session)))
 
     # -- sending
 
@@ -458,7 +458,7 @@ class NetPeer:
             # Unrecorded frames must never leave (nor be sent again by a sync):
             # the session forgets them and the peer stops, the file as it was.
             self._session.abandon(step, f"the replay file could not be written: {exc}")
-            self._fail(LocalFailure.of(exc, self.replay_path))
+            self._stop_on(LocalFailure.of(exc, self.replay_path))
             return
         for frame in step.outgoing:
             self._send(frame.raw)
@@ -469,7 +469,7 @@ class NetPeer:
                 self._ended.set()
             elif isinstance(event, PeerIdentified) and self._audience.watchers:
                 self._say(self._audience.watching())  # those who came before the opponent
-        self._apply(self._link.stepped(self._clock(), _snapshot(self._session)))
+        self._carry_out(self._link.stepped(self._clock(), _snapshot(self._session)))
 
     def _send(self, raw: bytes) -> None:
         if self._role is Seat.JOINER:
@@ -484,7 +484,7 @@ class NetPeer:
 
     # -- the link
 
-    def _apply(self, actions: list[liveness.Action]) -> None:
+    def _carry_out(self, actions: list[liveness.Action]) -> None:
         """Carry out what the link decided, in order."""
         for action in actions:
             if self._failure is not None and not isinstance(action, liveness.StatusChanged):
@@ -513,9 +513,9 @@ class NetPeer:
                     self._redial(silent=silent)
                 case liveness.ConnectTimedOut() if self._role is Seat.HOST:
                     # A rematch's joiner binds the socket: no address to check.
-                    self._fail(Refused(rematch_unanswered(self._timing.connect_timeout)))
+                    self._stop_on(Refused(rematch_unanswered(self._timing.connect_timeout)))
                 case liveness.ConnectTimedOut():
-                    self._fail(Unreachable(UNREACHABLE_TEXT))
+                    self._stop_on(Unreachable(UNREACHABLE_TEXT))
                 case liveness.OpponentGone():
                     self._talk.gone()
                 case liveness.OpponentQuiet(quiet=quiet):
@@ -532,7 +532,7 @@ class NetPeer:
             self._door.turn_away(self._session, self._door.peer, admission.gave_up(seconds))
         self._file.discard()
         if self._restart is None:
-            self._fail(Refused(f"{name} took the opening no further for {seconds:g} s"))
+            self._stop_on(Refused(f"{name} took the opening no further for {seconds:g} s"))
             return
         self._session, open_writer = self._restart()
         self._file = MatchFile(open_writer, self._file.wall)
@@ -552,14 +552,16 @@ class NetPeer:
                     self._audience.expire(self._clock())
                 elif (event := await line.next_event(wait)) is not None:
                     if event is _LineEvent.DOWN:
-                        self._apply(self._link.disconnected(self._clock()))
+                        self._carry_out(self._link.disconnected(self._clock()))
                     elif event is _LineEvent.UP:
                         # (Re)connected: whatever was in flight may be lost; catch up.
-                        self._apply(self._link.connected(self._clock(), _snapshot(self._session)))
+                        self._carry_out(
+                            self._link.connected(self._clock(), _snapshot(self._session))
+                        )
                     elif event is _LineEvent.RETRYING:
                         self._link.reconnecting()
                     continue
-                self._apply(self._link.tick(self._clock(), _snapshot(self._session)))
+                self._carry_out(self._link.tick(self._clock(), _snapshot(self._session)))
         except (zmq.ZMQError, asyncio.CancelledError):
             pass
         finally:
@@ -583,11 +585,12 @@ class NetPeer:
     def _notice(self, text: str) -> None:
         self._post(Update(notice=text))
 
-    def _fail(self, exc: UserError) -> None:
+    def _stop_on(self, exc: UserError) -> None:
+        """Stop this side for ``exc`` (the first one counts): nothing more is sent or signed."""
         if self._failure is None:
             self._failure = exc  # the command reports it when the player stops
             self._post(Update(failure=exc))  # ... and the UI shows it now
-            self._apply(self._link.fail())
+            self._carry_out(self._link.fail())
             self._ended.set()
             self._peer_done.set()
 

@@ -76,8 +76,9 @@ def said(words: str) -> str | None:
     return rest.strip() if head.lower() == "say" else None
 
 
-class Match(Protocol):
-    """What the turn input reads of the match (a :class:`~lcnet.ui.tracker.MatchTracker`)."""
+class TrackedMatch(Protocol):
+    """What the turn input reads of the match (a :class:`~lcnet.ui.tracker.MatchTracker`;
+    not :class:`lcnet.game.engine.Match`, the rules' record of one)."""
 
     @property
     def over(self) -> bool: ...
@@ -97,7 +98,7 @@ class Match(Protocol):
 class TurnInput:
     """The choices of one player's turn: a card, a put-down, a draw, a command, a yes."""
 
-    def __init__(self, match: Match, view: Callable[[], View | None]) -> None:
+    def __init__(self, match: TrackedMatch, view: Callable[[], View | None]) -> None:
         self.match = match
         self._view = view
         self.stage = Stage.CARD
