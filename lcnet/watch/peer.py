@@ -24,7 +24,7 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -75,6 +75,11 @@ person's), unless one says no or the host stops answering first."""
 
 DRAIN_MESSAGES: Final = 64
 """Messages already arrived that the spectator still reads when its watch ends."""
+
+BATCH_MESSAGES: Final = 256
+"""Messages read at one wake-up, those already arrived (the loop's deadlines
+come between two batches): a window of frames, with room for what a host
+sends beside it."""
 
 MAX_COMMAND_BYTES: Final = 256
 """Bytes of the terminal's input kept while no line ends (``i`` + Enter is two)."""
@@ -185,6 +190,7 @@ class _Spectating:
         players_before: set[bytes] | None = None,
     ) -> None:
         self.sock = sock
+        self._shadow: zmq.Socket[bytes] | None = None
         self.how = how
         self.spectator = Spectator(binder=binder)
         self.pace = Pace(how.timeout, time.monotonic())
@@ -230,11 +236,13 @@ class _Spectating:
                 self._ask(now)
             wait = max(0.0, self.next_wake(stopped_at) - time.monotonic())
             if await self.sock.poll(timeout=math.ceil(wait * 1000)):
-                parts = await self.sock.recv_multipart()
-                received = spectator.receive(parts)
-                self._heard_at = time.monotonic()
-                pace.heard(self._heard_at, received)
-                self._on_message(received)
+                for parts in self._arrived(BATCH_MESSAGES):
+                    received = spectator.receive(parts)
+                    self._heard_at = time.monotonic()
+                    pace.heard(self._heard_at, received)
+                    self._on_message(received)
+                    if spectator.stopped:
+                        break  # the loop ends the match's watch (and drains what is left)
 
     def next_wake(self, stopped_at: float | None) -> float:
         """When the loop has something to decide without a message: the next
@@ -259,10 +267,19 @@ class _Spectating:
     async def _drain(self) -> None:
         """Read what has arrived already (news the host sent after the end: a
         player's last line), at most a window's worth, without waiting."""
-        for _ in range(DRAIN_MESSAGES):
-            if not await self.sock.poll(timeout=0):
+        for parts in self._arrived(DRAIN_MESSAGES):
+            self._on_message(self.spectator.receive(parts))
+
+    def _arrived(self, most: int) -> Iterator[list[bytes]]:
+        """The messages that have arrived, at most ``most``, read without waiting
+        through a plain shadow of the socket: a flood costs no future per message."""
+        if self._shadow is None:
+            self._shadow = zmq.Socket.shadow(self.sock.underlying)
+        for _ in range(most):
+            try:
+                yield self._shadow.recv_multipart(flags=zmq.NOBLOCK)
+            except zmq.Again:
                 return
-            self._on_message(self.spectator.receive(await self.sock.recv_multipart()))
 
     def _silence(self, now: float) -> None:
         """Say when the host stops answering, and when it answers again."""
