@@ -11,13 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lcnet.store import replayfile
 from lcnet.store.replayfile import (
     MAGIC,
+    RecordKind,
     ReplayFileError,
     ReplayHeader,
     UnknownRecord,
+    encode_record,
     parse_replay,
     read_replay,
 )
@@ -401,3 +405,35 @@ def test_a_failed_write_is_cut_off_and_the_writer_writes_no_more(
     writer.close()
     contents = read_replay(path)
     assert contents.frames == [b"A" * 100] and not contents.damage and contents.torn is None
+
+
+_PIECES = st.one_of(
+    st.integers(0, 200).map(bytes),  # a run of zeros, shorter and longer than 64
+    st.binary(min_size=1, max_size=40),
+    st.sampled_from([b"\x00\x00\x01\x00\x05", b"\x00\x01\x00\x00\x03", b"\x00\x00\x00\x00\x05"]),
+)
+
+
+@given(st.lists(_PIECES, max_size=30), st.integers(0, 300), st.sampled_from([1, 5, 64]))
+def test_stepping_over_zero_runs_finds_the_same_record_starts(
+    pieces: list[bytes], pos: int, scale: int
+) -> None:
+    """A resynchronisation steps over runs of zeros (a file of zeros costs no
+    more than its reading); the starts it looks at are exactly those the
+    pattern alone finds, in order, and so is where the zeros end."""
+    data = b"".join(piece * (scale if not piece.strip(b"\0") else 1) for piece in pieces)
+    pos = min(pos, len(data))
+    expected = [m.start() for m in replayfile._CANDIDATE.finditer(data, pos)]
+    assert list(replayfile._candidates(data, pos)) == expected
+    nonzero = next((i for i in range(pos, len(data)) if data[i]), None)
+    assert replayfile._nonzero_from(data, pos) == nonzero
+
+
+def test_a_file_of_zeros_after_its_header_is_read_as_a_torn_tail() -> None:
+    """32 MiB of zeros after a header (cheap to plant) is a torn tail, as a
+    file system leaves one, read without trying each byte as a record."""
+    header = ReplayHeader(seat="host", created="2026-12-08T00:00:00Z", software="t")
+    data = MAGIC + encode_record(RecordKind.HEADER, header.to_payload())
+    contents = parse_replay(data + bytes(replayfile.MAX_FILE_BYTES - len(data)))
+    assert contents.frames == [] and contents.damage == []
+    assert contents.torn is not None and contents.torn.offset == len(data)
