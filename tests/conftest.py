@@ -64,6 +64,38 @@ _MEMORY_FS = "/dev/shm"
 _MEMORY_BASETEMP = pytest.StashKey[str]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cpu-report",
+        metavar="FILE",
+        help="append each test's CPU seconds (its process and the children it "
+        "waited for), wall seconds and id to FILE, a tab-separated line each: "
+        "where the suite's CPU goes (bench/README.md, 'Test suite')",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    report = item.config.getoption("--cpu-report")
+    if not report:
+        yield
+        return
+    import resource
+    import time
+
+    def cpu() -> float:
+        return sum(
+            usage.ru_utime + usage.ru_stime
+            for usage in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        )
+
+    began, started = cpu(), time.monotonic()
+    yield
+    line = f"{cpu() - began:.3f}\t{time.monotonic() - started:.3f}\t{item.nodeid}\n"
+    with open(report, "a", encoding="utf-8") as out:  # one short write: workers append whole lines
+        out.write(line)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Temporary files of the run go to memory (tmpfs) where there is one.
 

@@ -324,6 +324,7 @@ def test_the_host_waits_for_a_spectator_still_on_the_match_before_a_rematch(
     assert sent[-1] and wire.decode_frame(sent[-1][0]).game == finished.game_id
 
 
+@pytest.mark.slow
 def test_a_spectator_waiting_for_a_rematch_wakes_only_at_times_to_come(tmp_path: Path) -> None:
     """After the match, a spectator waits for the players' answers about
     another match: its loop must wake at a time still to come, or it spins
