@@ -155,6 +155,9 @@ class NetPeer:
         self._line: _JoinerLine | None = None
         """For a joiner: its connection's events, and the redial (:class:`liveness.Redial`)."""
         self._failure: UserError | None = None
+        self._recorded: MatchState | None = None
+        """The match as the replay file holds it, after the last step recorded
+        (shown once this program failed in a step)."""
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -174,7 +177,7 @@ class NetPeer:
         )
         self._on_audience = on_audience
         """For a host: who watches, and what each is sent (:mod:`lcnet.link.audience`)."""
-        self._talk = _Talk(self._say, self._post, self._clock)
+        self._talk = _Talk(self._send_control, self._post, self._clock)
         self._previous = after.before if after is not None else None
         """The match before this one, when this one is its rematch."""
         self._watchers: tuple[tuple[str, str], ...] = ()
@@ -183,6 +186,7 @@ class NetPeer:
         self.addresses: tuple[str, ...] = after.addresses if after is not None else ()
         """For a host: where the opponent can reach it (``ADDRESS:PORT``, as
         ``lcnet join`` reads it), for the waiting screen."""
+        self._recorded = self.state  # the session as given: as its file holds it
 
     # -- MatchClient
 
@@ -214,6 +218,9 @@ class NetPeer:
 
     @property
     def state(self) -> MatchState:
+        if isinstance(self._failure, LocalFailure) and self._recorded is not None:
+            # Failed in a step: the match stands where its file holds it.
+            return dataclasses.replace(self._recorded, failure=self._failure)
         return state_of(
             self._session,
             failure=self._failure,
@@ -233,10 +240,8 @@ class NetPeer:
     async def play(self, turn: Turn) -> None:
         if self._failure is not None:
             raise self._failure
-        if not self._session.awaiting_decision:
-            raise LocalProtocolError("it is not your move")
         try:
-            step = self._session.play(turn)
+            step = self._session.play(turn)  # not this side's move: LocalProtocolError
         except SessionFailed as exc:
             self._stop_on(LocalFailure.of(exc, self.replay_path))
             raise
@@ -282,7 +287,7 @@ class NetPeer:
             after=Carried(self._session, self._door.peer, self._audience, self.addresses),
         )
 
-    def _say(self, message: wire.Message) -> None:
+    def _send_control(self, message: wire.Message) -> None:
         """Send a control frame of this match, if it still can (a host's
         spectators are told a ``bye``, ``say`` or ``rematch`` too)."""
         with contextlib.suppress(zmq.ZMQError, LocalProtocolError, SessionFailed):
@@ -331,7 +336,7 @@ class NetPeer:
         :class:`wire.Bye`), so that its screen says so at once."""
         connected = self._role is Seat.JOINER or self._door.peer is not None
         if self._failure is None and connected and _owes_bye(self._session):
-            self._say(wire.Bye())
+            self._send_control(wire.Bye())
         elif self._rematch_possible():
             self._talk.leave()  # no rematch: the opponent's screen says so at once
 
@@ -362,7 +367,10 @@ class NetPeer:
             frame = session.decode(raw)
         except wire.IncompatibleVersion as exc:
             self.dropped += 1
-            if self._seat is Seat.JOINER and session.next_seq <= 1:
+            # Its one peer, the host, speaks another version: stop. A bound
+            # socket (the role, not the seat: a rematch swaps only the seats)
+            # is reached by strangers too, and turns them away.
+            if self._role is Seat.JOINER and session.next_seq <= 1:
                 self._stop_on(IncompatiblePeer(str(exc)))
             elif self._role is Seat.HOST and ident != self._door.peer:
                 self._door.turn_away(session, ident, str(exc))
@@ -382,7 +390,7 @@ class NetPeer:
                 return
             if session.opponent_known and self._audience.watchers:
                 # The opponent on a new connection: what was in flight on the old one is lost.
-                self._say(self._audience.watching())
+                self._send_control(self._audience.watching())
         if frame.message.CONTROL:
             self._on_control(frame)
             return
@@ -460,6 +468,7 @@ class NetPeer:
             self._session.abandon(step, f"the replay file could not be written: {exc}")
             self._stop_on(LocalFailure.of(exc, self.replay_path))
             return
+        self._recorded = self.state
         for frame in step.outgoing:
             self._send(frame.raw)
         self._audience.forward(step, self._session.next_seq, self._clock())
@@ -468,7 +477,7 @@ class NetPeer:
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
             elif isinstance(event, PeerIdentified) and self._audience.watchers:
-                self._say(self._audience.watching())  # those who came before the opponent
+                self._send_control(self._audience.watching())  # those who came before the opponent
         self._carry_out(self._link.stepped(self._clock(), _snapshot(self._session)))
 
     def _send(self, raw: bytes) -> None:
@@ -579,7 +588,7 @@ class NetPeer:
 
     def _audience_changed(self) -> None:
         self._on_audience(self._audience.placed)
-        self._say(self._audience.watching())  # the opponent's screen shows them too
+        self._send_control(self._audience.watching())  # the opponent's screen shows them too
         self._post(Update())
 
     def _notice(self, text: str) -> None:
@@ -684,12 +693,12 @@ class _Talk:
 
     def __init__(
         self,
-        say: Callable[[wire.Message], None],
+        send: Callable[[wire.Message], None],
         post: Callable[[Update], None],
         clock: Callable[[], float],
     ) -> None:
         self.offer = Offer()
-        self._say, self._post, self._clock = say, post, clock
+        self._send, self._post, self._clock = send, post, clock
         self._heard = asyncio.Event()
         """The opponent answered, or went away (nobody will answer)."""
         self._said, self._heard_lines = chat.Rate(), chat.Rate()
@@ -709,7 +718,7 @@ class _Talk:
             raise ValueError(
                 f"not so fast: {chat.BURST} lines at once, then one every {chat.REFILL:g} s"
             )
-        self._say(wire.Say(text=text))
+        self._send(wire.Say(text=text))
         self._post(Update(event=Said(session.seat, text)))
 
     def heard_say(self, seat: Seat, message: wire.Say) -> bool:
@@ -725,7 +734,7 @@ class _Talk:
         :meth:`gone`): whether both want another match."""
         if self.offer.ours is None:
             self.offer = dataclasses.replace(self.offer, ours=ok)
-            self._say(wire.Rematch(ok=ok))
+            self._send(wire.Rematch(ok=ok))
             self._changed()
         if ok and self.offer.theirs is None:
             with contextlib.suppress(TimeoutError):
@@ -748,7 +757,7 @@ class _Talk:
         """This player leaves without having said yes: say no, if not said yet."""
         if self.offer.ours is None:
             self.offer = dataclasses.replace(self.offer, ours=False)
-            self._say(wire.Rematch(ok=False))
+            self._send(wire.Rematch(ok=False))
 
 
 async def _next_message(sock: zmq.asyncio.Socket) -> list[bytes] | None:

@@ -112,7 +112,9 @@ class OwnSide:
 
 Builder: TypeAlias = Callable[[TranscriptState, OwnSide], wire.Message]
 """The frame a player builds itself in a phase where it speaks and the
-protocol leaves it no choice (a function of :mod:`lcnet.protocol.transitions`)."""
+protocol leaves it no choice (a function of :mod:`lcnet.protocol.transitions`).
+Not a pure function: building an ``ack`` gives away the next draw's key,
+which the round's own deal then counts as given."""
 
 
 @dataclass(frozen=True, slots=True)

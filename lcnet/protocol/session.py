@@ -62,7 +62,6 @@ class Session(Transcript):
         super().__init__(own=seat, options=options if seat is Seat.HOST else None)
         self.seat: Final = seat
         self._signing_key = signing_key
-        self._master = master_secret
         self._own = OwnSide(
             name=name,
             key=bytes(signing_key.verify_key),
@@ -159,7 +158,7 @@ class Session(Transcript):
             suit_count=self.options.suits,
             game_id=self.game_id,
             round_number=number,
-            master_secret=self._master,
+            master_secret=self._own.master_secret,
         )
         return RoundTrack(number=number, starter=starter, deck=PlayerDeck(own))
 
@@ -325,7 +324,7 @@ class Session(Transcript):
             return
         seed = None
         if self.round is not None:
-            seed = hashing.round_seed(self._master, self.game_id, self.round.number)
+            seed = hashing.round_seed(self._own.master_secret, self.game_id, self.round.number)
         message = wire.Dispute(
             about=info.seq, frame=offending.hash, reason=_clip(info.reason), seed=seed
         )

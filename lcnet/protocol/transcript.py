@@ -229,11 +229,7 @@ class Transcript(abc.ABC):
     def signer_of(self, frame: wire.Frame) -> Seat | None:
         """Whose known key verifies ``frame``, if a player's does (the joiner's first)."""
         return next(
-            (
-                s
-                for s in (Seat.JOINER, Seat.HOST)
-                if s in self.keys and frame.signed_by(self.keys[s])
-            ),
+            (s for s in _SIGNERS if s in self.keys and frame.signed_by(self.keys[s])),
             None,
         )
 

@@ -246,7 +246,8 @@ class MatchTracker:
         )
 
     def note_sent(self) -> None:
-        """This player's move was accepted by the client: the turn passes on."""
+        """This player's move goes to the client (told just before it is
+        handed over): the turn passes on, until :meth:`note_not_sent`."""
         self._to_move = self.me.other
 
     def note_not_sent(self) -> None:

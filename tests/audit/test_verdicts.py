@@ -362,9 +362,13 @@ def test_a_move_that_could_not_be_written_is_never_sent(
         with pytest.raises(LocalFailure, match="No space left"):
             await peer.play(table.bots[JOINER].choose_turn(view))
 
+    shown = peer.state  # what the screen shows before the move
     asyncio.run(play())
     assert not sock.sent and joiner.next_seq == frames_before
     assert isinstance(peer.failure, LocalFailure)
+    # The screen shows the match as the file holds it: the move was not made.
+    assert peer.state.view == shown.view and peer.state.frames == frames_before
+    assert peer.state.failure is peer.failure
     # The waiting host asks for what it misses: nothing unrecorded goes out.
     host = table.host
     peer._handle(b"", host.control(wire.Sync(have=host.next_seq, head=host.head)).raw)

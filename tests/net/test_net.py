@@ -830,3 +830,59 @@ def test_a_player_who_quits_says_so_and_the_other_side_knows_at_once(tmp_path: P
     assert not host.session.is_over and not joiner.session.is_over
     theirs = read_replay(joiner.path).frames
     assert read_replay(host.path).frames[: len(theirs)] == theirs
+
+
+@pytest.mark.net
+def test_a_stranger_s_hello_of_another_version_cannot_stop_a_rematch_s_bound_side(
+    tmp_path: Path,
+) -> None:
+    """In a rematch the seats swap but the sockets do not: the side in the
+    joiner's seat may hold the bound socket, which strangers reach. A hello
+    of another major version from one is turned away; it does not stop the
+    match as an incompatible host would stop a joiner."""
+    from lcnet.net.peer import NetPeer
+    from lcnet.net.sockets import bind_host
+    from lcnet.protocol.session import Session
+
+    key = nacl.signing.SigningKey(bytes([3]) * 32)
+    session = Session.joiner(key, bytes(32), name="Ben")  # the joiner's seat ...
+
+    async def main() -> tuple[object, bytes, int]:
+        context = zmq.asyncio.Context()
+        sock, port = bind_host(context, LOOPBACK, 0)
+        peer = NetPeer(
+            session,
+            sock,
+            writer=None,  # nothing is recorded: a stranger's frame is no step
+            timing=FAST,
+            role=HOST,  # ... and the bound socket
+        )
+        stranger = context.socket(zmq.DEALER)
+        stranger.setsockopt(zmq.LINGER, 0)
+        stranger.connect(f"tcp://{LOOPBACK}:{port}")
+        try:
+            peer.start()
+            stranger_key = nacl.signing.SigningKey(bytes([9]) * 32)
+            hello = wire.Hello(
+                v=[wire.PROTOCOL_VERSION[0] + 1, 0],
+                name="Eve",
+                key=bytes(stranger_key.verify_key),
+                coin=bytes(32),
+            )
+            await stranger.send(wire.make_frame(hello, stranger_key, seq=0).raw)
+            answer = b""
+            async with asyncio.timeout(DEADLINE):
+                while peer.failure is None and not answer:
+                    if await stranger.poll(100):
+                        answer = await stranger.recv()
+            return peer.failure, answer, peer.turned_away
+        finally:
+            await peer.aclose()
+            stranger.close(0)
+            context.term()
+
+    failure, answer, turned_away = asyncio.run(main())
+    assert failure is None
+    busy = wire.decode_frame(answer).message
+    assert isinstance(busy, wire.Busy) and "version" in busy.reason
+    assert turned_away == 1

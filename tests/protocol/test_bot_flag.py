@@ -56,7 +56,7 @@ def test_a_resumed_bot_rebuilds_its_own_opening() -> None:
     _, joiner, frames = _pair(host_bot=True, joiner_bot=True)
     key = joiner._signing_key
     assert key is not None
-    again, _ = Session.resume(Seat.JOINER, key, joiner._master, frames, name="Ben")
+    again, _ = Session.resume(Seat.JOINER, key, joiner._own.master_secret, frames, name="Ben")
     assert again.bots == {Seat.HOST, Seat.JOINER}
     assert [f.raw for f in again.chain][:2] == frames  # then its coin, due now
 

@@ -225,11 +225,11 @@ def test_resume_from_any_point_of_the_log_continues_identically(
     transcript = [f.raw for f in peers[seat].session.chain]
     cut = int(len(transcript) * cut_fraction)
     original = peers[seat].session
-    assert original._signing_key is not None and original._master is not None
+    assert original._signing_key is not None and original._own.master_secret is not None
     resumed, step = Session.resume(
         seat,
         original._signing_key,
-        original._master,
+        original._own.master_secret,
         transcript[:cut],
         name=original.names[seat],
         options=original.options if seat is HOST else None,
@@ -254,7 +254,7 @@ def test_resume_refuses_a_log_whose_own_frame_was_altered() -> None:
     assert isinstance(frame.message, wire.DeckPass)
     points = frame.message.point_list()
     points[0], points[1] = points[1], points[0]
-    assert host._signing_key is not None and host._master is not None
+    assert host._signing_key is not None and host._own.master_secret is not None
     forged = wire.make_frame(
         wire.DeckPass(round=1, n=frame.message.n, points=b"".join(points)),
         host._signing_key,
@@ -266,7 +266,7 @@ def test_resume_refuses_a_log_whose_own_frame_was_altered() -> None:
         Session.resume(
             HOST,
             host._signing_key,
-            host._master,
+            host._own.master_secret,
             [*transcript[:own_index], forged.raw],
             name="host",
             options=host.options,

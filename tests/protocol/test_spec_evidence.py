@@ -136,7 +136,7 @@ def test_a_dispute_about_a_frame_that_carries_no_key_proves_nothing(
     p = _host_position(match, frames)
     game = frames[1].game
     assert game is not None
-    seed = hashing.round_seed(match.joiner._master, game, 1)  # type: ignore[arg-type]
+    seed = hashing.round_seed(match.joiner._own.master_secret, game, 1)  # type: ignore[arg-type]
     target = p if about == "own position" else 2  # the coin frame carries no key
     dispute = _sign(
         match,
