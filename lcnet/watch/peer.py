@@ -204,6 +204,8 @@ class _Spectating:
         """Both players agreed on another match: the spectator follows them."""
         self._heard_at = time.monotonic()
         self._silence_told = False
+        self._answered = False
+        """Whether the host has answered yet (the first answer says so if no match has begun)."""
 
     def next_match(self) -> _Spectating:
         """The spectator of the rematch the players agreed on, on this connection:
@@ -322,6 +324,10 @@ class _Spectating:
     def _on_message(self, received: Received) -> None:
         if received.busy is not None:
             raise Refused(f"the host turned this spectator away: {shown(received.busy)}")
+        if not self._answered:
+            self._answered = True
+            if not self.spectator.frames and self.players_before is None:
+                self.show("the host answers: its match has not begun (it waits for its opponent)")
         for raw in received.frames:
             self._file().append_frame(raw)
         for raw in received.evidence:

@@ -68,11 +68,15 @@ class Lines:
                 await asyncio.sleep(0.05)
 
     async def end(self) -> tuple[int, str]:
-        async with asyncio.timeout(DEADLINE):
-            await self._task
-            assert self.proc.stderr is not None
-            err = (await self.proc.stderr.read()).decode(errors="replace")
-            return await self.proc.wait(), err
+        try:
+            async with asyncio.timeout(DEADLINE):
+                await self._task
+                assert self.proc.stderr is not None
+                err = (await self.proc.stderr.read()).decode(errors="replace")
+                return await self.proc.wait(), err
+        except TimeoutError:
+            last = self.lines[-12:]
+            raise AssertionError(f"still running after {DEADLINE:g} s: {last}") from None
 
 
 def _replays(directory: Path) -> list[Path]:

@@ -145,6 +145,9 @@ def test_spectators_from_the_start_and_mid_round_hold_the_players_frames(
         assert {"Early", "Late"} <= told_joiner
 
     asyncio.run(main())
+    # The one in before the match was told the host answers, the one mid-round not.
+    waiting = "the host answers: its match has not begun (it waits for its opponent)"
+    assert waiting in early_lines and waiting not in late_lines
     # One line per turn, the round scores and the result, for each spectator.
     turns = [line for line in early_lines if ": " in line and line.startswith("local ")]
     assert len(turns) >= 3 * 40
