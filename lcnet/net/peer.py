@@ -157,7 +157,7 @@ class NetPeer:
         self._failure: UserError | None = None
         self._recorded: MatchState | None = None
         """The match as the replay file holds it, after the last step recorded
-        (shown once this program failed in a step)."""
+        (shown once this program failed in a step; made once a step)."""
         self._peer_done = asyncio.Event()
         self._ended = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -468,12 +468,12 @@ class NetPeer:
             self._session.abandon(step, f"the replay file could not be written: {exc}")
             self._stop_on(LocalFailure.of(exc, self.replay_path))
             return
-        self._recorded = self.state
+        self._recorded = recorded = self.state  # what each event's update shows too
         for frame in step.outgoing:
             self._send(frame.raw)
         self._audience.forward(step, self._session.next_seq, self._clock())
         for event in step.events:
-            self._post(Update(event=event))
+            self._updates.put_nowait(Update(event=event, state=recorded))
             if isinstance(event, MatchEnded | DisputeRaised):
                 self._ended.set()
             elif isinstance(event, PeerIdentified) and self._audience.watchers:

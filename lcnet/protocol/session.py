@@ -71,7 +71,7 @@ class Session(Transcript):
         )
         """What this side builds its frames with (the table's builders read it)."""
         self._restoring = False
-        self.keys[seat] = bytes(signing_key.verify_key)
+        self.keys[seat] = self._own.key
         self.names[seat] = name
         if bot:
             self.bots.add(seat)
@@ -166,9 +166,6 @@ class Session(Transcript):
     def peer_minor(self) -> int:
         """The minor version the peer announced (this version's until it has)."""
         return self.minors.get(self.seat.other, wire.PROTOCOL_VERSION[1])
-
-    def _newer_peer(self) -> bool:
-        return self.peer_minor > wire.PROTOCOL_VERSION[1]
 
     def _after_frame(self, step: Step) -> None:
         if not self._restoring:
@@ -409,7 +406,7 @@ class Session(Transcript):
         )
 
     def _restore_frame(self, raw: bytes) -> None:
-        frame = wire.decode_frame(raw, allow_unknown_fields=self._newer_peer())
+        frame = self.decode(raw)
         if frame.message.CONTROL:
             return
         if frame.seq != len(self.chain):
